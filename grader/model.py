@@ -1,0 +1,191 @@
+"""The data the grader passes around: exercises, tests, limits, sandbox observations, outcomes, reports."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Literal
+
+
+class Verdict(StrEnum):
+    """How one test ended, worst first: the summary verdict is the worst one seen."""
+
+    GRADER_ERROR = "grader_error"  # our fault or the spec's, never the student's
+    SYNTAX_ERROR = "syntax_error"
+    RULE_VIOLATION = "rule_violation"  # a require/forbid rule of the spec refused the code
+    TIMEOUT = "timeout"
+    MEMORY_LIMIT = "memory_limit"
+    OUTPUT_LIMIT = "output_limit"
+    RUNTIME_ERROR = "runtime_error"
+    WRONG_ANSWER = "wrong_answer"
+    SKIPPED = "skipped"
+    PASSED = "passed"
+
+    @property
+    def severity(self) -> int:
+        return list(Verdict).index(self)
+
+
+class Kind(StrEnum):
+    """What a submission is: a module defining a function or class, a stdin/stdout program, or typed lines."""
+
+    FUNCTION = "function"
+    PROGRAM = "program"
+    PREDICT = "predict"
+
+
+Compare = Literal["value", "output"]
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Resource limits of one test run; `wall` is a backstop for code that sleeps or blocks."""
+
+    cpu: float = 2.0  # seconds of CPU time
+    wall: float | None = None  # seconds; None means derived from cpu (see wall_seconds)
+    memory: int = 512  # MiB of address space
+    output: int = 64  # KiB of stdout + stderr
+    processes: int = 32
+    open_files: int = 64
+    file_size: int = 16  # MiB, the largest file the submission may write
+
+    @property
+    def wall_seconds(self) -> float:
+        # Wall time inflates 2-3x on a loaded machine (research/sandbox.md 2.9): keep generous headroom.
+        return self.wall if self.wall is not None else 3 * self.cpu + 2.0
+
+
+@dataclass(frozen=True, slots=True)
+class CheckerSpec:
+    name: str
+    args: tuple[tuple[str, object], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Test:
+    """One case of an exercise."""
+
+    name: str
+    call: str | None  # a Python expression evaluated in the submission's namespace (function kind)
+    stdin: str | None  # what a program reads (program kind)
+    compare: Compare  # what is compared: the returned value or the printed output
+    expect: object  # the expected value or output; MISSING when a reference supplies it
+    hidden: bool
+    big: bool
+    points: float
+    checker: CheckerSpec
+    limits: Limits
+    line: int = 0  # where the test starts in the spec, for messages
+
+
+class _Missing:
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+MISSING: object = _Missing()
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """A require/forbid rule, checked on the submission's syntax tree."""
+
+    name: str  # a module, function, attribute or name, e.g. "itertools" or "permutations"
+    message: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Exercise:
+    id: str
+    title: str
+    kind: Kind
+    statement: str
+    tests: tuple[Test, ...]
+    path: Path
+    entry: str | None = None  # the name a function-kind submission must define
+    starter: str = ""
+    hints: tuple[str, ...] = ()
+    prelude: str = ""  # code run in the submission's namespace first (e.g. typing names, as LeetCode)
+    snippet: str = ""  # predict kind: the code whose output the student predicts
+    limits: Limits = field(default_factory=Limits)
+    require: tuple[Rule, ...] = ()
+    forbid: tuple[Rule, ...] = ()
+
+    @property
+    def reference_dir(self) -> Path:
+        """reference/<id>/ beside the exercises folder."""
+        return self.path.parent.parent / "reference" / self.id
+
+    @property
+    def max_score(self) -> float:
+        return sum(test.points for test in self.tests)
+
+
+@dataclass(frozen=True, slots=True)
+class RunResult:
+    """What the sandbox observed for one test: plain data, no verdict."""
+
+    stdout: str = ""
+    stderr: str = ""
+    value: object = None  # the decoded return value (compare == "value")
+    has_value: bool = False
+    error_type: str = ""  # exception class name raised by the submission, if any
+    error_message: str = ""
+    traceback: str = ""  # the submission's own frames only
+    exit_code: int | None = 0
+    signal: int | None = None
+    cpu_seconds: float = 0.0
+    wall_seconds: float = 0.0
+    timed_out: bool = False  # killed by the CPU limit or the wall-clock backstop
+    wall_timeout: bool = False
+    output_truncated: bool = False
+    sandbox_error: str = ""  # the sandbox itself failed: a grader error
+
+
+@dataclass(frozen=True, slots=True)
+class CheckResult:
+    passed: bool
+    feedback: str = ""  # one line: "expected 3, got 4"
+    details: str = ""  # a structural difference, longer
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """Verdict and feedback for one test, as the student sees it."""
+
+    test: str
+    verdict: Verdict
+    points: float
+    max_points: float
+    hidden: bool = False
+    big: bool = False
+    feedback: str = ""
+    details: str = ""  # diff or trimmed traceback (never for hidden tests)
+    expected: str | None = None  # shown for visible tests only
+    actual: str | None = None
+    cpu_seconds: float = 0.0
+    limit_seconds: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    exercise: str
+    submission: str
+    outcomes: tuple[Outcome, ...]
+    isolation: str = ""
+    visible_only: bool = False  # a student bundle: hidden tests run at grading time
+
+    @property
+    def verdict(self) -> Verdict:
+        if not self.outcomes:
+            return Verdict.GRADER_ERROR
+        return min((o.verdict for o in self.outcomes), key=lambda v: v.severity)
+
+    @property
+    def score(self) -> float:
+        return sum(o.points for o in self.outcomes)
+
+    @property
+    def max_score(self) -> float:
+        return sum(o.max_points for o in self.outcomes)
