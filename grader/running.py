@@ -1,0 +1,174 @@
+"""Run one submission's tests in a sandbox and turn what it reports into RunResults (plain data, no verdicts)."""
+
+from __future__ import annotations
+
+import ast
+import os
+import signal
+from pathlib import Path
+from types import TracebackType
+
+from grader.model import Exercise, Kind, Limits, RunResult, Test
+from grader.sandbox.isolation import Isolation, detect
+from grader.sandbox.process import Frame, Sandbox, become_subreaper
+
+STARTUP_SECONDS = 1.0  # interpreter start and harness set-up, on top of the load's own limit
+
+
+class SubmissionRun:
+    """The tests of one submission, run one at a time in a sandbox that is started on first use and
+    started again after a test that killed it (a timeout, a crash)."""
+
+    def __init__(self, exercise: Exercise, source: str, private_paths: tuple[Path, ...] = (),
+                 isolation: Isolation | None = None) -> None:
+        self.exercise = exercise
+        self.source = source
+        self.private_paths = private_paths
+        self.isolation = isolation or detect()
+        self.sandbox: Sandbox | None = None
+        self.load_failure: RunResult | None = None
+        self.seq = 0
+        become_subreaper()
+
+    def __enter__(self) -> SubmissionRun:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self.sandbox is not None:
+            self.sandbox.close()
+            self.sandbox = None
+
+    def run(self, test: Test) -> RunResult:
+        if self.load_failure is None and self.sandbox is None:
+            self._start()
+        if self.load_failure is not None or self.sandbox is None:
+            return self.load_failure or RunResult(sandbox_error="the sandbox did not start")
+        self.seq += 1
+        self.sandbox.send({
+            "seq": self.seq,
+            "call": test.call,
+            "stdin": test.stdin,
+            "compare": test.compare,
+            "cpu": test.limits.cpu,
+            "output": test.limits.output << 10,
+        })
+        frame = self.sandbox.receive(test.limits.wall_seconds, seq=self.seq)
+        result = result_from(frame, test.limits, self.exercise.kind)
+        if frame.failure:
+            self.close()  # a fresh sandbox for the tests that remain
+        return result
+
+    def _start(self) -> None:
+        limits = self.exercise.limits
+        ceiling = max([limits.cpu, *(t.limits.cpu for t in self.exercise.tests)])
+        sandbox = Sandbox(
+            {
+                "kind": str(self.exercise.kind),
+                "source": self.source,
+                "prelude": self.exercise.prelude,
+                "entry": self.exercise.entry,
+                "sweep": self.isolation.uid is not None,
+                "cpu_ceiling": ceiling,
+            },
+            limits,
+            self.isolation,
+            self.private_paths,
+        )
+        frame = sandbox.start(limits.wall_seconds + STARTUP_SECONDS)
+        data = frame.data or {}
+        if data.get("loaded") is True:
+            self.sandbox = sandbox
+            return
+        sandbox.close()
+        if frame.failure == "timeout":
+            self.load_failure = RunResult(timed_out=True, wall_timeout=True, wall_seconds=frame.wall_seconds,
+                                          cpu_seconds=frame.cpu_seconds, error_message="while loading the file")
+        elif "sandbox_error" in data:
+            self.load_failure = RunResult(sandbox_error=str(data["sandbox_error"]))
+        elif frame.failure:
+            self.load_failure = RunResult(error_type="ProcessDied", exit_code=None,
+                                          error_message="the process ended while loading the file")
+        else:
+            self.load_failure = RunResult(
+                error_type=str(data.get("error_type", "")),
+                error_message=str(data.get("message", "")),
+                traceback=str(data.get("traceback", "")),
+                exit_code=1,
+            )
+
+
+def result_from(frame: Frame, limits: Limits, kind: Kind) -> RunResult:
+    """Translate a reply frame (or its absence) into what happened, trusting nothing in it but plain data."""
+    if frame.failure == "timeout":
+        return RunResult(timed_out=True, wall_timeout=True, wall_seconds=frame.wall_seconds,
+                         cpu_seconds=frame.cpu_seconds)
+    data = frame.data or {}
+    if "sandbox_error" in data:
+        return RunResult(sandbox_error=str(data["sandbox_error"]))
+    if frame.failure:
+        return RunResult(error_type="ProcessDied", exit_code=None, wall_seconds=frame.wall_seconds,
+                         error_message={"died": "the test process was killed or broke the grader's channel",
+                                        "garbled": "the test process sent an unreadable reply",
+                                        "oversized": "the test process sent a reply that is far too large",
+                                        }.get(frame.failure, frame.failure))
+    status = _int(data.get("status"))
+    cpu = max(_float(data.get("cpu")), frame.cpu_seconds)
+    signal_number = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
+    exit_code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
+    stdout = str(data.get("stdout", ""))
+    output_cap = limits.output << 10
+    truncated = _int(data.get("stdout_size")) > output_cap
+    if truncated:
+        stdout = stdout[:output_cap]
+    outcome = _decode_result(str(data.get("result", "")))
+    killed_by_cpu = signal_number in (signal.SIGXCPU, signal.SIGKILL) and cpu >= limits.cpu * 0.9
+    if "exit_code" in outcome:
+        exit_code = _int(outcome["exit_code"])
+    elif not outcome and exit_code == 0 and kind != Kind.PROGRAM:
+        outcome = {"error_type": "ProcessDied", "message": "the test process exited before returning a value"}
+    elif not outcome and signal_number is None and exit_code not in (0, None):
+        outcome = {"error_type": "ProcessDied", "message": f"the test process exited with status {exit_code}"}
+    value, has_value = None, "value" in outcome
+    if has_value:
+        try:
+            value = ast.literal_eval(str(outcome["value"]))
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            has_value = False
+            outcome = {"error_type": "UnreadableValue", "message": "the returned value could not be read back"}
+    return RunResult(
+        stdout=stdout,
+        stderr=str(data.get("stderr", "")),
+        value=value,
+        has_value=has_value,
+        error_type=str(outcome.get("error_type", "")),
+        error_message=str(outcome.get("message", "")),
+        traceback=str(outcome.get("traceback", "")),
+        exit_code=exit_code,
+        signal=signal_number,
+        cpu_seconds=cpu,
+        wall_seconds=frame.wall_seconds,
+        timed_out=killed_by_cpu or cpu > limits.cpu,
+        output_truncated=truncated,
+    )
+
+
+def _decode_result(text: str) -> dict[str, object]:
+    if not text:
+        return {}
+    try:
+        decoded = ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return {"error_type": "UnreadableValue", "message": "the test process wrote an unreadable result"}
+    return decoded if isinstance(decoded, dict) else {"error_type": "UnreadableValue", "message": "bad result"}
+
+
+def _int(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _float(value: object) -> float:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0

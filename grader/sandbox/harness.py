@@ -1,0 +1,231 @@
+"""Runs inside the sandbox (python -I -S -B -c <this file>); imports nothing from grader.
+
+It loads the submission once, then forks one child per test, so every test starts from the state right
+after loading and nothing one test does leaks into the next. Requests arrive on fd 3 as marshal data
+(written by the grader, so trusted); replies leave on fd 4 as a length-prefixed Python literal that the
+grader reads with ast.literal_eval: it never runs anything the sandbox sends. Test children close both
+channels before any student code runs. marshal and repr keep json's import cost out of start-up.
+"""
+
+import builtins
+import marshal
+import os
+import resource
+import signal
+import sys
+
+REQUESTS, REPLIES = 3, 4
+SOURCE_NAME = "submission.py"
+_repr_int, _repr_float, _repr_str, _repr_bytes = int.__repr__, float.__repr__, str.__repr__, bytes.__repr__
+# Bound now, before the submission runs: a submission that monkeypatches os or marshal while it loads
+# changes its own tests' behaviour, not the loop that serves them.
+_read, _write, _fork, _wait4, _exit = os.read, os.write, os.fork, os.wait4, os._exit
+_loads, _kill, _killpg = marshal.loads, os.kill, os.killpg
+
+
+def read_exact(size):
+    data = b""
+    while len(data) < size:
+        chunk = _read(REQUESTS, size - len(data))
+        if not chunk:
+            _exit(0)  # the grader went away
+        data += chunk
+    return data
+
+
+def receive():
+    return _loads(read_exact(int.from_bytes(read_exact(4), "big")))
+
+
+def send(message):
+    data = literal(message).encode("utf-8", "backslashreplace")
+    _write(REPLIES, len(data).to_bytes(4, "big") + data)
+
+
+def literal(value, depth=0):
+    """Plain data as Python literal text; only exact built-in types, so no student __repr__ runs."""
+    if depth > 200:
+        raise ValueError("the value is nested too deeply")
+    kind = type(value)
+    if value is None or kind is bool:
+        return "True" if value is True else "False" if value is False else "None"
+    if kind is int:
+        return _repr_int(value)
+    if kind is float:
+        if value != value:
+            raise ValueError("the value contains nan")
+        return "1e999" if value == float("inf") else "-1e999" if value == float("-inf") else _repr_float(value)
+    if kind is str:
+        return _repr_str(value)
+    if kind is bytes:
+        return _repr_bytes(value)
+    if kind is list:
+        return "[" + ", ".join(literal(item, depth + 1) for item in value) + "]"
+    if kind is tuple:
+        inner = ", ".join(literal(item, depth + 1) for item in value)
+        return "(" + inner + ("," if len(value) == 1 else "") + ")"
+    if kind is set or kind is frozenset:
+        if not value:
+            return "set()"
+        return "{" + ", ".join(sorted(literal(item, depth + 1) for item in value)) + "}"
+    if kind is dict:
+        pairs = (literal(k, depth + 1) + ": " + literal(v, depth + 1) for k, v in value.items())
+        return "{" + ", ".join(pairs) + "}"
+    raise TypeError("a " + kind.__name__ + " object is not plain data (return lists, tuples, str, int, ...)")
+
+
+def describe(error, limit=40):
+    """The exception with the submission's own frames only, as a student wants to read it."""
+    import traceback
+
+    frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == SOURCE_NAME]
+    lines = traceback.StackSummary.from_list(frames).format() if frames else []
+    text = "".join(lines) + "".join(traceback.format_exception_only(type(error), error))
+    rows = text.splitlines()
+    if len(rows) > limit:
+        rows = rows[: limit // 2] + ["    ... (%d lines cut)" % (len(rows) - limit)] + rows[-limit // 2 :]
+    return {"error_type": type(error).__name__, "message": str(error)[:500], "traceback": "\n".join(rows)}
+
+
+def load(setup):
+    """Compile (and for a function exercise, run) the submission once, in this process."""
+    import linecache
+
+    source = setup["source"]
+    linecache.cache[SOURCE_NAME] = (len(source), None, source.splitlines(True), SOURCE_NAME)
+    code = compile(source, SOURCE_NAME, "exec", dont_inherit=True)
+    namespace = {"__name__": "submission", "__builtins__": builtins, "__file__": SOURCE_NAME}
+    if setup["kind"] == "function":
+        exec(compile(setup["prelude"], "<prelude>", "exec"), namespace)
+        exec(code, namespace)
+        entry = setup["entry"]
+        if entry and entry not in namespace:
+            raise LookupError("the file defines no " + entry)
+    return code, namespace
+
+
+def run_test(request, code, namespace):
+    """In the test child: run one test; return a dict of plain data (raised errors are data too)."""
+    try:
+        if request["call"] is None:
+            sys.argv = [SOURCE_NAME]
+            exec(code, {"__name__": "__main__", "__builtins__": builtins, "__file__": SOURCE_NAME})
+            return {"done": True}
+        value = eval(compile(request["call"], "<test>", "eval"), namespace)
+        return {"done": True} if request["compare"] == "output" else {"value": literal(value)}
+    except SystemExit as stop:
+        status = stop.code
+        return {"exit_code": status if type(status) is int else (0 if status is None else 1)}
+    except BaseException as error:  # noqa: BLE001 - every failure of the submission is data
+        return describe(error)
+
+
+def test_child(request, code, namespace, files):
+    stdin_fd, stdout_fd, stderr_fd, result_fd = files
+    os.setpgid(0, 0)
+    cpu = max(1, int(request["cpu"] + 0.999))
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))  # SIGXCPU at the limit, SIGKILL 1 s later
+    signal.signal(signal.SIGXCPU, signal.SIG_DFL)
+    os.dup2(stdin_fd, 0)
+    os.dup2(stdout_fd, 1)
+    os.dup2(stderr_fd, 2)
+    for fd in (REQUESTS, REPLIES, stdin_fd, stdout_fd, stderr_fd):
+        os.close(fd)
+    os.chdir(request["workdir"])
+    result = run_test(request, code, namespace)
+    flush_streams()
+    try:
+        text = literal(result)
+    except BaseException as error:  # noqa: BLE001
+        text = literal(describe(error))
+    _write(result_fd, text.encode("utf-8", "backslashreplace"))
+    _exit(0)
+
+
+def read_back(fd, limit):
+    os.lseek(fd, 0, os.SEEK_SET)
+    data = os.read(fd, limit)
+    size = os.fstat(fd).st_size
+    os.close(fd)
+    return data.decode("utf-8", "backslashreplace"), size
+
+
+def memfd(name, content=b""):
+    fd = os.memfd_create(name, 0)
+    if content:
+        os.write(fd, content)
+        os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+def flush_streams():
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BaseException:  # noqa: BLE001 - a closed or replaced stream is the student's business
+            pass
+
+
+def serve(setup, code, namespace):
+    sweep = setup["sweep"]
+    while True:
+        request = receive()
+        workdir = "t%d" % request["seq"]
+        os.mkdir(workdir, 0o700)
+        request["workdir"] = os.path.abspath(workdir)
+        files = (
+            memfd("stdin", (request["stdin"] or "").encode()),
+            memfd("stdout"),
+            memfd("stderr"),
+            memfd("result"),
+        )
+        flush_streams()
+        pid = _fork()
+        if pid == 0:
+            try:
+                test_child(request, code, namespace, files)
+            finally:
+                _exit(70)
+        _, status, usage = _wait4(pid, 0)
+        try:
+            _killpg(pid, signal.SIGKILL)  # helpers the test left in its process group
+        except OSError:
+            pass
+        if sweep:  # a dedicated uid: every other process it owns is the test's leftover
+            try:
+                _kill(-1, signal.SIGKILL)
+            except OSError:
+                pass
+        for fd in files[:1]:
+            os.close(fd)
+        stdout, stdout_size = read_back(files[1], request["output"] + 1)
+        stderr, _ = read_back(files[2], min(request["output"], 16384))
+        result, _ = read_back(files[3], 8 << 20)
+        send({
+            "seq": request["seq"],
+            "status": status,
+            "cpu": usage.ru_utime + usage.ru_stime,
+            "maxrss_kb": usage.ru_maxrss,
+            "stdout": stdout,
+            "stdout_size": stdout_size,
+            "stderr": stderr,
+            "result": result,
+        })
+
+
+def main():
+    setup = receive()
+    try:
+        code, namespace = load(setup)
+    except BaseException as error:  # noqa: BLE001
+        reply = describe(error)
+        reply["loaded"] = False
+        send(reply)
+        return
+    flush_streams()
+    send({"loaded": True})
+    serve(setup, code, namespace)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,225 @@
+"""Which isolation layers work on this machine, detected once per process, and the resources they need."""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import signal
+import socket
+import stat
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grader.sandbox import linux
+
+LAYERS = ("uid", "seccomp", "netns", "mountns", "landlock")
+FIRST_SLOT_UID = 61001
+SLOT_COUNT = 2000
+
+
+@dataclass(frozen=True)
+class Isolation:
+    """The layers in force; `missing` says why each absent layer is absent."""
+
+    uid: int | None = None  # the dedicated uid the submission runs as (root only)
+    seccomp: bool = False
+    netns: bool = False
+    mountns: bool = False
+    landlock: bool = False
+    missing: dict[str, str] = field(default_factory=dict)
+
+    def describe(self) -> str:
+        layers = [f"uid {self.uid}"] if self.uid is not None else []
+        layers += [name for name in ("seccomp", "netns", "mountns", "landlock") if getattr(self, name)]
+        if self.uid is None:
+            return "rlimits only: not root" + (f" (+ {', '.join(layers)})" if layers else "")
+        return "isolation: " + ", ".join(layers)
+
+
+def child_python() -> str:
+    """An interpreter the sandbox uid can execute: ours if every uid can reach it, else the system's."""
+    chosen = os.environ.get("GRADER_PYTHON")
+    if chosen:
+        return chosen
+    ours = os.path.realpath(sys.executable)
+    if os.geteuid() != 0 or _world_executable(ours):
+        return ours
+    for candidate in (f"/usr/bin/python{sys.version_info[0]}.{sys.version_info[1]}", "/usr/bin/python3"):
+        if os.path.exists(candidate) and _world_executable(os.path.realpath(candidate)):
+            return os.path.realpath(candidate)
+    return ours
+
+
+def _world_executable(path: str) -> bool:
+    parts = Path(path).parents
+    return all(os.stat(p).st_mode & stat.S_IXOTH for p in parts) and bool(os.stat(path).st_mode & stat.S_IXOTH)
+
+
+# ---------------------------------------------------------------- the empty network namespace
+_netns_holder: tuple[int, int] | None = None  # (pid, fd of its namespace)
+
+
+def netns_fd() -> int:
+    """One empty network namespace per grader process, kept alive by a tiny holder that dies with us."""
+    global _netns_holder
+    if _netns_holder is None:
+        ready_r, ready_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
+                linux.unshare(linux.CLONE_NEWNET)
+                os.write(ready_w, b"1")
+                while True:
+                    signal.pause()
+            finally:
+                os._exit(1)
+        os.close(ready_w)
+        ok = os.read(ready_r, 1) == b"1"
+        os.close(ready_r)
+        if not ok:
+            os.waitpid(pid, 0)
+            raise OSError(errno.EPERM, "cannot make a network namespace")
+        _netns_holder = (pid, os.open(f"/proc/{pid}/ns/net", os.O_RDONLY | os.O_CLOEXEC))
+    return _netns_holder[1]
+
+
+def helper_pids() -> set[int]:
+    return {_netns_holder[0]} if _netns_holder else set()
+
+
+# ---------------------------------------------------------------- dedicated uids
+_slot: tuple[int, int] | None = None  # (uid, fd of its lock file)
+
+
+def slot_uid() -> int:
+    """A uid no other running grader uses, held (by a lock file) for the life of this process."""
+    global _slot
+    if _slot is None:
+        lock_dir = Path("/run/grader-slots") if os.access("/run", os.W_OK) else Path("/tmp/grader-slots")
+        lock_dir.mkdir(mode=0o700, exist_ok=True)
+        start = FIRST_SLOT_UID + (os.getpid() % SLOT_COUNT)
+        for offset in range(SLOT_COUNT):
+            uid = FIRST_SLOT_UID + (start - FIRST_SLOT_UID + offset) % SLOT_COUNT
+            fd = os.open(lock_dir / f"{uid}.lock", os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                continue
+            _slot = (uid, fd)
+            kill_all_of(uid)  # leftovers of a grader that was killed while holding this uid
+            break
+        else:
+            raise OSError(errno.EAGAIN, "every sandbox uid is in use")
+    return _slot[0]
+
+
+def kill_all_of(uid: int) -> None:
+    """SIGKILL every process `uid` owns: a helper takes the uid and calls kill(-1)."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setgroups([])
+            os.setgid(uid)
+            os.setuid(uid)
+            os.kill(-1, signal.SIGKILL)
+        except OSError:
+            pass
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+
+
+# ---------------------------------------------------------------- detection
+_detected: Isolation | None = None
+
+
+def detect() -> Isolation:
+    """Try every layer once in a throwaway child; cached for the life of the process."""
+    global _detected
+    if _detected is None:
+        _detected = _probe(disabled=_disabled_by_environment())
+    return _detected
+
+
+def _disabled_by_environment() -> set[str]:
+    # GRADER_LAYERS=none turns every layer off (for benchmarks of the bare path); a list keeps only those.
+    wanted = os.environ.get("GRADER_LAYERS")
+    if wanted is None:
+        return set()
+    keep = {name.strip() for name in wanted.split(",")} - {"none", ""}
+    return set(LAYERS) - keep
+
+
+def _probe(disabled: set[str]) -> Isolation:
+    missing: dict[str, str] = {name: "turned off by GRADER_LAYERS" for name in disabled}
+    root = os.geteuid() == 0
+    if not root:
+        for name in ("uid", "netns", "mountns"):
+            missing.setdefault(name, "needs root")
+    if not linux.seccomp_supported():
+        missing.setdefault("seccomp", "only built for x86_64")
+    if linux.landlock_abi() < 1:
+        missing.setdefault("landlock", "the kernel has no Landlock")
+    if "netns" not in missing:
+        try:
+            netns_fd()
+        except OSError as error:
+            missing["netns"] = f"unshare(CLONE_NEWNET) refused: {error.strerror}"
+    to_try = [name for name in ("mountns", "netns", "landlock", "seccomp") if name not in missing]
+    for name, reason in _try_in_child(to_try).items():
+        missing[name] = reason
+    uid = None
+    if "uid" not in missing:
+        try:
+            uid = slot_uid()
+        except OSError as error:
+            missing["uid"] = error.strerror or str(error)
+    return Isolation(
+        uid=uid,
+        seccomp="seccomp" not in missing,
+        netns="netns" not in missing,
+        mountns="mountns" not in missing,
+        landlock="landlock" not in missing,
+        missing=missing,
+    )
+
+
+def _try_in_child(layers: list[str]) -> dict[str, str]:
+    """Apply the layers in a forked child, in the sandbox's order; return {layer: why it failed}."""
+    if not layers:
+        return {}
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_fd)
+        failures = []
+        for name in layers:
+            try:
+                if name == "mountns":
+                    linux.unshare(linux.CLONE_NEWNS)
+                    linux.mount("none", "/", None, linux.MS_REC | linux.MS_PRIVATE)
+                    linux.mount("tmpfs", "/tmp", "tmpfs", linux.MS_NOSUID | linux.MS_NODEV, "size=1m")
+                elif name == "netns":
+                    linux.setns(netns_fd(), linux.CLONE_NEWNET)
+                elif name == "landlock":
+                    linux.landlock_restrict(["/usr"], [])
+                elif name == "seccomp":
+                    linux.install_seccomp_filter()
+                    try:
+                        socket.socket(socket.AF_INET, socket.SOCK_STREAM).close()
+                        raise OSError(errno.EINVAL, "the filter let an INET socket through")
+                    except PermissionError:
+                        pass
+            except OSError as error:
+                failures.append(f"{name}\t{error.strerror or error}")
+        os.write(write_fd, "\n".join(failures).encode())
+        os._exit(0)
+    os.close(write_fd)
+    with os.fdopen(read_fd, "rb") as pipe:
+        text = pipe.read().decode()
+    os.waitpid(pid, 0)
+    return dict(line.split("\t", 1) for line in text.splitlines() if "\t" in line)
