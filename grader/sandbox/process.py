@@ -25,7 +25,8 @@ CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 SYSTEM_READ_ONLY = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/etc/ld.so.cache", "/etc/localtime",
                     "/dev/null", "/dev/urandom", "/dev/zero")
 # Hidden behind an empty tmpfs when the mount namespace is available, whatever their permissions.
-ALWAYS_HIDDEN = ("/root", "/home", "/var/tmp", "/srv", "/mnt", "/media", "/opt", "/run", "/work")
+ALWAYS_HIDDEN = ("/root", "/home", "/var/tmp", "/srv", "/mnt", "/media", "/opt", "/run")
+NEVER_HIDDEN = ("/", "/usr", "/lib", "/lib64", "/bin", "/etc", "/proc", "/dev", "/sys", "/tmp")
 
 
 @dataclass(frozen=True)
@@ -90,7 +91,7 @@ class Sandbox:
             linux.unshare(linux.CLONE_NEWNS | linux.CLONE_NEWIPC | linux.CLONE_NEWUTS)
             linux.mount("none", "/", None, linux.MS_REC | linux.MS_PRIVATE)
             for path in (*self.private_paths, *ALWAYS_HIDDEN):
-                if os.path.isdir(path) and not python.startswith(path.rstrip("/") + "/"):
+                if _hideable(path, python):
                     linux.mount("tmpfs", path, "tmpfs", linux.MS_NOSUID | linux.MS_NODEV, "size=4k,mode=0755")
             size = limits.file_size * 4 + 8
             linux.mount("tmpfs", "/tmp", "tmpfs", linux.MS_NOSUID | linux.MS_NODEV, f"size={size}m,mode=0755")
@@ -207,6 +208,12 @@ class Sandbox:
         if self.workdir:
             shutil.rmtree(self.workdir, ignore_errors=True)
         self.pid = 0
+
+
+def _hideable(path: str, python: str) -> bool:
+    """A folder we may cover with an empty tmpfs: not a system folder, not one the interpreter lives in."""
+    path = os.path.normpath(path)
+    return os.path.isdir(path) and path not in NEVER_HIDDEN and not python.startswith(path + "/")
 
 
 def become_subreaper() -> None:

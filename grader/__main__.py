@@ -1,0 +1,7 @@
+"""`python -m grader` runs the command line."""
+
+import sys
+
+from grader.cli import main
+
+sys.exit(main())

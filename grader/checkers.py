@@ -1,0 +1,140 @@
+"""Checkers: pure functions (expected, actual, **args) -> CheckResult, registered by the name specs use."""
+
+from __future__ import annotations
+
+import difflib
+from collections import Counter
+from collections.abc import Callable
+from typing import Protocol
+
+from grader.model import CheckResult
+
+
+class Checker(Protocol):
+    def __call__(self, expected: object, actual: object, /) -> CheckResult: ...
+
+
+CHECKERS: dict[str, Callable[..., CheckResult]] = {}
+
+
+def checker(name: str) -> Callable[[Callable[..., CheckResult]], Callable[..., CheckResult]]:
+    """Register a checker so exercise specs can name it."""
+
+    def register(func: Callable[..., CheckResult]) -> Callable[..., CheckResult]:
+        CHECKERS[name] = func
+        return func
+
+    return register
+
+
+# ---------------------------------------------------------------- text
+def judge_lines(text: str) -> list[str]:
+    """Lines as judges compare them: trailing spaces on each line and trailing blank lines do not count."""
+    lines = [line.rstrip() for line in text.replace("\r\n", "\n").split("\n")]
+    while lines and not lines[-1]:
+        lines.pop()
+    return lines
+
+
+@checker("output")
+def output(expected: object, actual: object) -> CheckResult:
+    """Printed text, compared line by line the way judges do by default."""
+    want, got = judge_lines(str(expected)), judge_lines(str(actual))
+    if want == got:
+        return CheckResult(passed=True)
+    if not got:
+        return CheckResult(passed=False, feedback="printed nothing")
+    for number, (w, g) in enumerate(zip(want, got), start=1):
+        if w != g:
+            hint = " (only spaces differ)" if w.split() == g.split() else ""
+            feedback = f"line {number} differs{hint}"
+            break
+    else:
+        feedback = f"expected {len(want)} lines, got {len(got)}"
+    diff = difflib.unified_diff([visible(w) for w in want], [visible(g) for g in got],
+                                "expected", "actual", lineterm="", n=2)
+    return CheckResult(passed=False, feedback=feedback, details="\n".join(diff))
+
+
+def visible(line: str) -> str:
+    """Make whitespace that matters visible in a diff: inner tabs and runs of spaces."""
+    return line.replace("\t", "→").replace(" ", "·")
+
+
+# ---------------------------------------------------------------- values
+def typed(value: object) -> object:
+    """A form of `value` in which equal means equal with types: True != 1, (1,) != [1], '2' != 2."""
+    kind = type(value)
+    if kind in (list, tuple):
+        return (kind.__name__, tuple(typed(item) for item in value))  # type: ignore[attr-defined]
+    if kind in (set, frozenset):
+        return ("set", frozenset(typed(item) for item in value))  # type: ignore[attr-defined]
+    if kind is dict:
+        return ("dict", frozenset((typed(k), typed(v)) for k, v in value.items()))  # type: ignore[attr-defined]
+    return (kind.__name__, value)
+
+
+def show(value: object, width: int = 80) -> str:
+    text = repr(value)
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def type_name(value: object) -> str:
+    return "None" if value is None else type(value).__name__
+
+
+def describe_difference(expected: object, actual: object) -> str:
+    """One line a student can act on: a type, a length, the items missing or extra, the first difference."""
+    if type(expected) is not type(actual):
+        return f"expected a {type_name(expected)}, got a {type_name(actual)}: {show(actual, 60)}"
+    if isinstance(expected, (list, tuple)) and isinstance(actual, (list, tuple)):
+        missing, extra = multiset_difference(expected, actual)
+        if missing or extra:
+            parts = [f"{missing} item{'s' if missing != 1 else ''} missing"] if missing else []
+            parts += [f"{extra} extra"] if extra else []
+            return ", ".join(parts) + f" (expected {len(expected)} items, got {len(actual)})"
+        if len(expected) == len(actual):
+            for index, (w, g) in enumerate(zip(expected, actual)):
+                if typed(w) != typed(g):
+                    if typed(sorted(expected, key=repr)) == typed(sorted(actual, key=repr)):
+                        return f"the right items in the wrong order (first at index {index})"
+                    return f"item {index} differs: expected {show(w, 40)}, got {show(g, 40)}"
+    return f"expected {show(expected, 40)}, got {show(actual, 40)}"
+
+
+def multiset_difference(expected: list[object] | tuple[object, ...],
+                        actual: list[object] | tuple[object, ...]) -> tuple[int, int]:
+    want = Counter(typed(item) for item in expected)
+    got = Counter(typed(item) for item in actual)
+    return sum((want - got).values()), sum((got - want).values())
+
+
+@checker("value")
+def value(expected: object, actual: object) -> CheckResult:
+    """The returned value, type included."""
+    try:
+        same = typed(expected) == typed(actual)
+    except TypeError:  # an unhashable item inside a set: cannot be equal to plain expected data
+        same = False
+    if same:
+        return CheckResult(passed=True)
+    return CheckResult(passed=False, feedback=describe_difference(expected, actual))
+
+
+@checker("unordered")
+def unordered(expected: object, actual: object) -> CheckResult:
+    """A returned list whose items may come in any order; each item compared with its type."""
+    if not isinstance(actual, list):
+        return CheckResult(passed=False, feedback=f"expected a list, got a {type_name(actual)}")
+    if not isinstance(expected, list):
+        return CheckResult(passed=False, feedback="the spec's expected value is not a list")
+    try:
+        missing, extra = multiset_difference(expected, actual)
+    except TypeError:
+        return CheckResult(passed=False, feedback="the list holds items that cannot be compared")
+    if not missing and not extra:
+        return CheckResult(passed=True)
+    parts = [f"{missing} missing"] if missing else []
+    parts += [f"{extra} extra"] if extra else []
+    return CheckResult(passed=False,
+                       feedback=", ".join(parts) + f" (expected {len(expected)} items in any order, got {len(actual)})")

@@ -1,0 +1,61 @@
+"""Command line: argv -> a command -> an exit code. The only module that touches argv and exit codes."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+from collections.abc import Sequence
+from enum import IntEnum
+
+from grader.commands import COMMANDS
+from grader.errors import SpecError, UsageError
+
+
+class ExitCode(IntEnum):
+    OK = 0
+    TESTS_FAILED = 1
+    USAGE_ERROR = 2
+    SPEC_ERROR = 3
+    INTERNAL_ERROR = 4
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="grader", description="Grade Python exercises in a sandbox.")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for command in COMMANDS:
+        command.add_parser(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)  # exits with status 2 and a usage message on a bad command line
+    try:
+        return int(args.run(args))
+    except UsageError as error:
+        parser.print_usage(sys.stderr)
+        print(f"error: {error}", file=sys.stderr)
+        return ExitCode.USAGE_ERROR
+    except SpecError as error:
+        for problem in error.problems:
+            print(problem, file=sys.stderr)
+        count = len(error.problems)
+        print(f"{count} problem{'s' if count != 1 else ''} in the exercise spec", file=sys.stderr)
+        return ExitCode.SPEC_ERROR
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return ExitCode.OK
+    except Exception as error:  # noqa: BLE001 - a bug in the grader: say so plainly, exit 4
+        if args.debug:
+            traceback.print_exc()
+        print(f"internal error: {type(error).__name__}: {error} (run with --debug for the traceback)",
+              file=sys.stderr)
+        return ExitCode.INTERNAL_ERROR
+
+
+if __name__ == "__main__":
+    sys.exit(main())

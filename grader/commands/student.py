@@ -1,0 +1,145 @@
+"""What a student runs: list, show, start, hint, check."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from rich.console import Console
+from rich.markdown import Markdown
+from rich.syntax import Syntax
+from rich.table import Table
+from rich.text import Text
+
+from grader.course import Course
+from grader.errors import UsageError
+from grader.expected import ExpectationError, cache_dir, expected_values
+from grader.grading import grade
+from grader.model import Exercise, Kind, Verdict
+from grader.reporters import REPORTERS
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    def command(name: str, help_text: str, run: object, exercise: bool = True) -> argparse.ArgumentParser:
+        parser = subparsers.add_parser(name, help=help_text, description=help_text)
+        if exercise:
+            parser.add_argument("exercise", metavar="EXERCISE", help="exercise id, e.g. count-queens")
+        parser.add_argument("--exercises", metavar="DIR", help="exercises folder (default: the bundled one)")
+        parser.set_defaults(run=run)
+        return parser
+
+    command("list", "list the exercises", run_list, exercise=False)
+    command("show", "show an exercise: statement, starter code, visible tests", run_show)
+    start = command("start", "write the starter file of an exercise", run_start)
+    start.add_argument("path", metavar="PATH", nargs="?", help="where to write it (default: <id>.py)")
+    start.add_argument("--force", action="store_true", help="overwrite an existing file")
+    hint = command("hint", "show the next hint of an exercise", run_hint)
+    hint.add_argument("--all", action="store_true", help="show every hint")
+    hint.add_argument("--reset", action="store_true", help="start the hints again from the first")
+    check = command("check", "grade a submission and print the report", run_check)
+    check.add_argument("submission", metavar="SUBMISSION", help="the file to grade")
+    check.add_argument("--format", choices=sorted(REPORTERS), default="terminal", help="report format")
+    check.add_argument("--all", action="store_true", help="run big tests even after a small test failed")
+
+
+def _console() -> Console:
+    return Console(highlight=False, emoji=False)
+
+
+def run_list(args: argparse.Namespace) -> int:
+    course = Course.at(args.exercises)
+    table = Table(title=f"Exercises in {course.exercises_dir}", header_style="bold")
+    for column in ("id", "title", "kind", "tests (hidden)"):
+        table.add_column(column)
+    for exercise in course.load_all():
+        hidden = sum(t.hidden for t in exercise.tests)
+        table.add_row(exercise.id, Text(exercise.title), str(exercise.kind), f"{len(exercise.tests)} ({hidden})")
+    _console().print(table)
+    return 0
+
+
+def run_show(args: argparse.Namespace) -> int:
+    course = Course.at(args.exercises)
+    exercise = course.load(args.exercise)
+    console = _console()
+    console.rule(Text(f"{exercise.id}: {exercise.title}", style="bold"))
+    console.print(Markdown(exercise.statement))
+    if exercise.kind == Kind.PREDICT:
+        console.print(Text("The code:", style="bold"))
+        console.print(Syntax(exercise.snippet, "python", line_numbers=True))
+    if exercise.starter:
+        console.print(Text(f"Starter code (grader start {exercise.id}):", style="bold"))
+        console.print(Syntax(exercise.starter, "python" if exercise.kind != Kind.PREDICT else "text"))
+    console.print(_visible_tests(exercise))
+    limits = exercise.limits
+    console.print(Text(f"Limits: {limits.cpu:g} s CPU per test, {limits.memory} MiB, output {limits.output} KiB. "
+                       f"{sum(t.hidden for t in exercise.tests)} hidden tests run too.", style="dim"))
+    return 0
+
+
+def _visible_tests(exercise: Exercise) -> Table:
+    try:
+        expected = expected_values(exercise)
+    except ExpectationError:
+        expected = {}
+    table = Table(title="Visible tests", header_style="bold", show_lines=True)
+    table.add_column("test")
+    table.add_column("input")
+    table.add_column("expected")
+    for test in exercise.tests:
+        if test.hidden or exercise.kind == Kind.PREDICT:
+            continue
+        given = test.call if test.call is not None else (test.stdin or "")
+        want = expected.get(test.name, "?")
+        shown = want if isinstance(want, str) and test.compare == "output" else repr(want)
+        table.add_row(Text(test.name), Text(given), Text(shown))
+    return table
+
+
+def run_start(args: argparse.Namespace) -> int:
+    exercise = Course.at(args.exercises).load(args.exercise)
+    suffix = ".txt" if exercise.kind == Kind.PREDICT else ".py"
+    path = Path(args.path or f"{exercise.id}{suffix}")
+    if path.exists() and not args.force:
+        raise UsageError(f"{path} exists; pass --force to overwrite it")
+    path.write_text(exercise.starter, encoding="utf-8")
+    _console().print(f"Wrote {path}. When it is ready: grader check {exercise.id} {path}")
+    return 0
+
+
+def run_hint(args: argparse.Namespace) -> int:
+    exercise = Course.at(args.exercises).load(args.exercise)
+    if not exercise.hints:
+        _console().print("This exercise has no hints.")
+        return 0
+    state_file = cache_dir() / "hints.json"
+    try:
+        shown = json.loads(state_file.read_text())
+    except (OSError, ValueError):
+        shown = {}
+    count = 0 if args.reset else int(shown.get(exercise.id, 0))
+    count = len(exercise.hints) if args.all else min(count + 1, len(exercise.hints))
+    shown[exercise.id] = count
+    state_file.write_text(json.dumps(shown))
+    console = _console()
+    for number in range(count):
+        console.print(Text(f"Hint {number + 1} of {len(exercise.hints)}", style="bold"))
+        console.print(Markdown(exercise.hints[number]))
+    if count < len(exercise.hints):
+        console.print(Text(f"Run `grader hint {exercise.id}` again for the next one.", style="dim"))
+    return 0
+
+
+def run_check(args: argparse.Namespace) -> int:
+    course = Course.at(args.exercises)
+    exercise = course.load(args.exercise)
+    submission = Path(args.submission)
+    if not submission.is_file():
+        raise UsageError(f"no file {submission}")
+    visible_only = (course.exercises_dir / ".student-bundle").exists()
+    report = grade(exercise, submission, run_all=args.all, visible_only=visible_only,
+                   private_paths=course.private_paths(submission.resolve().parent))
+    REPORTERS[args.format]().render(report, sys.stdout)
+    return 0 if report.verdict == Verdict.PASSED else 1

@@ -1,0 +1,60 @@
+"""A course folder: exercises/*.yaml with reference/ beside it; finds and loads exercises by id."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader.errors import SpecError, UsageError
+from grader.expected import cache_dir
+from grader.model import Exercise
+from grader.spec import load_exercise
+
+BUNDLED_EXERCISES = Path(__file__).resolve().parent.parent / "exercises"
+
+
+@dataclass(frozen=True)
+class Course:
+    exercises_dir: Path
+
+    @classmethod
+    def at(cls, folder: str | Path | None) -> Course:
+        path = Path(folder) if folder is not None else BUNDLED_EXERCISES
+        if not path.is_dir():
+            raise UsageError(f"no exercises folder at {path}")
+        return cls(path.resolve())
+
+    @property
+    def reference_root(self) -> Path:
+        return self.exercises_dir.parent / "reference"
+
+    def ids(self) -> list[str]:
+        return sorted(p.stem for p in self.exercises_dir.glob("*.yaml"))
+
+    def path_of(self, exercise_id: str) -> Path:
+        path = self.exercises_dir / f"{exercise_id}.yaml"
+        if not path.is_file():
+            close = difflib.get_close_matches(exercise_id, self.ids(), n=1)
+            hint = f" (did you mean '{close[0]}'?)" if close else f"; `grader list` shows the {len(self.ids())} there are"
+            raise UsageError(f"no exercise '{exercise_id}' in {self.exercises_dir}{hint}")
+        return path
+
+    def load(self, exercise_id: str) -> Exercise:
+        return load_exercise(self.path_of(exercise_id))
+
+    def load_all(self, ids: list[str] | None = None) -> list[Exercise]:
+        """Every exercise (or those named), reporting the problems of all broken specs together."""
+        exercises, problems = [], []
+        for exercise_id in ids or self.ids():
+            try:
+                exercises.append(self.load(exercise_id))
+            except SpecError as error:
+                problems += error.problems
+        if problems:
+            raise SpecError(problems)
+        return exercises
+
+    def private_paths(self, *extra: Path) -> tuple[Path, ...]:
+        """Folders a submission must never see: specs, references, the expected-value cache, and `extra`."""
+        return (self.exercises_dir, self.reference_root, cache_dir(), *extra)

@@ -1,0 +1,341 @@
+"""Load exercise specs from YAML, keeping every node's position so each problem reads file:line:col."""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import inspect
+import re
+from dataclasses import fields, replace
+from pathlib import Path
+from typing import TypeVar
+
+import yaml
+
+from grader.checkers import CHECKERS
+from grader.errors import SpecError, SpecProblem
+from grader.model import MISSING, CheckerSpec, Exercise, Kind, Limits, Rule, Test
+
+EXERCISE_KEYS = ("title", "kind", "entry", "statement", "starter", "hints", "prelude", "snippet", "limits",
+                 "checker", "require", "forbid", "tests")
+TEST_KEYS = ("name", "call", "stdin", "compare", "expect", "expect_literal", "hidden", "big", "points",
+             "checker", "limits")
+LIMIT_KEYS = tuple(f.name for f in fields(Limits))
+ID_PATTERN = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+_constructor = yaml.SafeLoader("")
+T = TypeVar("T")
+
+
+class _Reader:
+    """Builds the model from YAML nodes, collecting every problem instead of stopping at the first."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.problems: list[SpecProblem] = []
+
+    def problem(self, node: yaml.Node, message: str) -> None:
+        self.problems.append(SpecProblem(self.path, node.start_mark.line + 1, node.start_mark.column + 1, message))
+
+    def mapping(self, node: yaml.Node, allowed: tuple[str, ...], where: str) -> dict[str, yaml.Node]:
+        if not isinstance(node, yaml.MappingNode):
+            self.problem(node, f"{where} must be a mapping of keys to values")
+            return {}
+        result: dict[str, yaml.Node] = {}
+        for key_node, value_node in node.value:
+            key = key_node.value if isinstance(key_node, yaml.ScalarNode) else str(key_node.value)
+            if key not in allowed:
+                close = difflib.get_close_matches(key, allowed, n=1)
+                hint = f" (did you mean '{close[0]}'?)" if close else f"; known keys: {', '.join(allowed)}"
+                self.problem(key_node, f"unknown key '{key}' in {where}{hint}")
+            elif key in result:
+                self.problem(key_node, f"key '{key}' appears twice in {where}")
+            else:
+                result[key] = value_node
+        return result
+
+    def value(self, node: yaml.Node) -> object:
+        return _constructor.construct_object(node, deep=True)
+
+    def text(self, node: yaml.Node | None, where: str, default: str = "") -> str:
+        if node is None:
+            return default
+        if not isinstance(node, yaml.ScalarNode) or node.tag == "tag:yaml.org,2002:null":
+            self.problem(node, f"{where} must be text")
+            return default
+        return str(node.value)
+
+    def typed(self, node: yaml.Node | None, kind: type[T], where: str, default: T, check: str = "") -> T:
+        if node is None:
+            return default
+        value = self.value(node) if isinstance(node, yaml.ScalarNode) else None
+        if kind is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
+            self.problem(node, f"{where} must be {check or kind.__name__}, not {node.value!r}")
+            return default
+        return value
+
+    def text_list(self, node: yaml.Node | None, where: str) -> tuple[str, ...]:
+        if node is None:
+            return ()
+        if not isinstance(node, yaml.SequenceNode):
+            self.problem(node, f"{where} must be a list of strings")
+            return ()
+        return tuple(self.text(item, f"each item of {where}") for item in node.value)
+
+
+def load_exercise(path: Path) -> Exercise:
+    """Read one spec; raise SpecError listing every problem in the file."""
+    reader = _Reader(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except UnicodeDecodeError as error:
+        raise SpecError([SpecProblem(path, 1, 1, f"the file is not UTF-8 text ({error.reason})")]) from None
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        raise SpecError([SpecProblem(path, line, column, f"invalid YAML: {error.problem or error.context}")]) from None
+    if root is None:
+        raise SpecError([SpecProblem(path, 1, 1, "the file is empty; an exercise needs title, kind, statement and tests")])
+    exercise = _exercise(reader, root, path)
+    if reader.problems or exercise is None:
+        raise SpecError(reader.problems)
+    return exercise
+
+
+def _exercise(reader: _Reader, root: yaml.Node, path: Path) -> Exercise | None:
+    if not ID_PATTERN.match(path.stem):
+        reader.problem(root, f"the file name '{path.stem}' is the exercise id: use lower-case letters, digits and '-'")
+    keys = reader.mapping(root, EXERCISE_KEYS, "the exercise")
+    if not isinstance(root, yaml.MappingNode):
+        return None
+    for required in ("title", "kind", "statement", "tests"):
+        if required not in keys:
+            reader.problem(root, f"missing key '{required}': every exercise needs {required}")
+    kind_text = reader.text(keys.get("kind"), "kind", "function")
+    try:
+        kind = Kind(kind_text)
+    except ValueError:
+        reader.problem(keys["kind"], f"unknown kind '{kind_text}'; known kinds: {', '.join(k.value for k in Kind)}")
+        kind = Kind.FUNCTION
+    entry = reader.text(keys.get("entry"), "entry") or None
+    if kind == Kind.FUNCTION and entry is None:
+        reader.problem(root, "missing key 'entry': a function exercise names the function or class to define")
+    elif entry is not None and not entry.isidentifier():
+        reader.problem(keys["entry"], f"entry '{entry}' is not a Python name")
+    elif entry is not None and kind != Kind.FUNCTION:
+        reader.problem(keys["entry"], f"'entry' is for function exercises; a {kind} exercise has none")
+    if kind == Kind.PREDICT and "snippet" not in keys:
+        reader.problem(root, "missing key 'snippet': a predict exercise needs the code whose output is predicted")
+    for name in ("prelude", "snippet", "starter"):
+        if name in keys:
+            _check_code(reader, keys[name], name)
+    limits = _limits(reader, keys.get("limits"), Limits(), "limits")
+    default_checker = "value" if kind == Kind.FUNCTION else "output"
+    checker = _checker(reader, keys.get("checker"), CheckerSpec(default_checker))
+    tests = _tests(reader, keys.get("tests"), kind, limits, checker if "checker" in keys else None)
+    return Exercise(
+        id=path.stem,
+        title=reader.text(keys.get("title"), "title"),
+        kind=kind,
+        statement=reader.text(keys.get("statement"), "statement"),
+        tests=tests,
+        path=path,
+        entry=entry,
+        starter=reader.text(keys.get("starter"), "starter"),
+        hints=reader.text_list(keys.get("hints"), "hints"),
+        prelude=reader.text(keys.get("prelude"), "prelude"),
+        snippet=reader.text(keys.get("snippet"), "snippet"),
+        limits=limits,
+        require=_rules(reader, keys.get("require"), "require"),
+        forbid=_rules(reader, keys.get("forbid"), "forbid"),
+    )
+
+
+def _check_code(reader: _Reader, node: yaml.Node, where: str) -> None:
+    try:
+        ast.parse(reader.text(node, where))
+    except SyntaxError as error:
+        reader.problem(node, f"{where} is not valid Python: {error.msg} (line {error.lineno} of the code)")
+
+
+def _limits(reader: _Reader, node: yaml.Node | None, base: Limits, where: str) -> Limits:
+    if node is None:
+        return base
+    changes: dict[str, object] = {}
+    for key, value_node in reader.mapping(node, LIMIT_KEYS, where).items():
+        kind: type = float if key in ("cpu", "wall") else int
+        value = reader.typed(value_node, kind, f"{where}: {key}", None, "a positive number")
+        if value is not None and value <= 0:
+            reader.problem(value_node, f"{where}: {key} must be a positive number, not {value}")
+        elif value is not None:
+            changes[key] = value
+    return replace(base, **changes)  # type: ignore[arg-type]
+
+
+def _checker(reader: _Reader, node: yaml.Node | None, default: CheckerSpec) -> CheckerSpec:
+    if node is None:
+        return default
+    args_node: yaml.Node | None = None
+    if isinstance(node, yaml.MappingNode):
+        keys = reader.mapping(node, ("name", "args"), "checker")
+        name_node = keys.get("name", node)
+        args_node = keys.get("args")
+    else:
+        name_node = node
+    name = reader.text(name_node, "checker name")
+    if name not in CHECKERS:
+        close = difflib.get_close_matches(name, CHECKERS, n=1)
+        hint = f" (did you mean '{close[0]}'?)" if close else ""
+        reader.problem(name_node, f"unknown checker '{name}'{hint}; known checkers: {', '.join(sorted(CHECKERS))}")
+        return default
+    args = reader.value(args_node) if args_node is not None else {}
+    if not isinstance(args, dict):
+        reader.problem(args_node or node, "checker args must be a mapping of names to values")
+        return default
+    try:
+        inspect.signature(CHECKERS[name]).bind(None, None, **args)
+    except TypeError as error:
+        reader.problem(args_node or node, f"checker '{name}' does not take these args: {error}")
+        return default
+    return CheckerSpec(name, tuple(sorted(args.items())))
+
+
+def _rules(reader: _Reader, node: yaml.Node | None, where: str) -> tuple[Rule, ...]:
+    if node is None:
+        return ()
+    if not isinstance(node, yaml.SequenceNode):
+        reader.problem(node, f"{where} must be a list of names, or of {{name: ..., message: ...}}")
+        return ()
+    rules = []
+    for item in node.value:
+        if isinstance(item, yaml.MappingNode):
+            keys = reader.mapping(item, ("name", "message"), f"a {where} rule")
+            if "name" not in keys:
+                reader.problem(item, f"a {where} rule needs a name")
+                continue
+            name, message = reader.text(keys["name"], "name"), reader.text(keys.get("message"), "message")
+        else:
+            name, message = reader.text(item, f"each {where} rule"), ""
+        if not all(part.isidentifier() for part in name.split(".")):
+            reader.problem(item, f"{where} rule '{name}' is not a Python name (write e.g. itertools or permutations)")
+            continue
+        rules.append(Rule(name, message))
+    return tuple(rules)
+
+
+def _tests(reader: _Reader, node: yaml.Node | None, kind: Kind, limits: Limits,
+           checker: CheckerSpec | None) -> tuple[Test, ...]:
+    if node is None:
+        return ()
+    if not isinstance(node, yaml.SequenceNode) or not node.value:
+        reader.problem(node, "tests must be a non-empty list of tests")
+        return ()
+    tests: list[Test] = []
+    seen: dict[str, yaml.Node] = {}
+    for item in node.value:
+        test = _test(reader, item, kind, limits, checker)
+        if test is None:
+            continue
+        if test.name in seen:
+            reader.problem(item, f"two tests are named '{test.name}': names must be unique")
+        seen[test.name] = item
+        tests.append(test)
+    return tuple(tests)
+
+
+def _test(reader: _Reader, node: yaml.Node, kind: Kind, limits: Limits,
+          checker: CheckerSpec | None) -> Test | None:
+    keys = reader.mapping(node, TEST_KEYS, "a test")
+    if not isinstance(node, yaml.MappingNode):
+        return None
+    name = reader.text(keys.get("name"), "name")
+    if "name" not in keys:
+        reader.problem(node, "missing key 'name': every test needs a name students can see")
+    where = f"test '{name}'"
+    call = _call(reader, keys.get("call"), kind, where)
+    if kind == Kind.FUNCTION and call is None and "name" in keys:
+        reader.problem(node, f"missing key 'call' in {where}: a function test calls the submission")
+    stdin = reader.text(keys["stdin"], "stdin") if "stdin" in keys else None
+    if stdin is not None and kind != Kind.PROGRAM:
+        reader.problem(keys["stdin"], f"'stdin' is for program exercises; this is a {kind} exercise")
+    if kind == Kind.PROGRAM and stdin is None:
+        stdin = ""
+    compare = reader.text(keys.get("compare"), "compare", "value" if kind == Kind.FUNCTION else "output")
+    if compare not in ("value", "output"):
+        reader.problem(keys["compare"], f"compare must be 'value' or 'output', not '{compare}'")
+        compare = "output"
+    elif compare == "value" and kind != Kind.FUNCTION:
+        reader.problem(keys["compare"], f"a {kind} exercise compares output; 'compare: value' is for function tests")
+    elif compare == "value" and call is not None and _is_print(call):
+        reader.problem(keys["call"], f"{where} prints and returns None: add 'compare: output'")
+    expect = _expect(reader, keys, compare, where)
+    # The exercise's checker applies to what it was written for: returned values, or a program's output.
+    inherited = checker if checker and (kind != Kind.FUNCTION or compare == "value") else CheckerSpec(compare)
+    test_checker = _checker(reader, keys.get("checker"), inherited)
+    return Test(
+        name=name,
+        call=call,
+        stdin=stdin,
+        compare=compare,  # type: ignore[arg-type]
+        expect=expect,
+        hidden=reader.typed(keys.get("hidden"), bool, "hidden", False, "true or false"),
+        big=reader.typed(keys.get("big"), bool, "big", False, "true or false"),
+        points=reader.typed(keys.get("points"), float, "points", 1.0, "a number"),
+        checker=test_checker,
+        limits=_limits(reader, keys.get("limits"), limits, f"the limits of {where}"),
+        line=node.start_mark.line + 1,
+    )
+
+
+def _call(reader: _Reader, node: yaml.Node | None, kind: Kind, where: str) -> str | None:
+    if node is None:
+        return None
+    call = reader.text(node, "call").strip()
+    if kind != Kind.FUNCTION:
+        reader.problem(node, f"'call' is for function exercises; this is a {kind} exercise")
+        return None
+    try:
+        ast.parse(call, mode="eval")
+    except SyntaxError as error:
+        reader.problem(node, f"the call of {where} is not a Python expression: {error.msg}")
+    return call
+
+
+def _is_print(call: str) -> bool:
+    try:
+        tree = ast.parse(call, mode="eval").body
+    except SyntaxError:
+        return False
+    return isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name) and tree.func.id == "print"
+
+
+def _expect(reader: _Reader, keys: dict[str, yaml.Node], compare: str, where: str) -> object:
+    if "expect" in keys and "expect_literal" in keys:
+        reader.problem(keys["expect_literal"], f"{where} has both 'expect' and 'expect_literal': keep one")
+    if "expect_literal" in keys:
+        text = reader.text(keys["expect_literal"], "expect_literal")
+        try:
+            return ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            reader.problem(keys["expect_literal"], f"expect_literal of {where} is not a Python literal: {text!r}")
+            return MISSING
+    if "expect" not in keys:
+        return MISSING
+    node = keys["expect"]
+    if compare == "output":
+        if not isinstance(node, yaml.ScalarNode):
+            reader.problem(node, f"{where} compares printed output: 'expect' must be the text, not a list or mapping")
+            return MISSING
+        return str(node.value)  # the text as written: `expect: 2680` means the line "2680"
+    return reader.value(node)
+
+
+def find_exercise(folder: Path, exercise_id: str) -> Path:
+    return folder / f"{exercise_id}.yaml"
+
+
+def exercise_paths(folder: Path) -> list[Path]:
+    return sorted(folder.glob("*.yaml"))
+
