@@ -100,7 +100,7 @@ def load_exercise(path: Path) -> Exercise:
         raise SpecError([SpecProblem(path, 1, 1, "the file is empty; an exercise needs title, kind, statement and tests")])
     exercise = _exercise(reader, root, path)
     if reader.problems or exercise is None:
-        raise SpecError(reader.problems)
+        raise SpecError(sorted(reader.problems, key=lambda p: (p.line, p.column)))
     return exercise
 
 
