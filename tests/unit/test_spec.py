@@ -100,7 +100,7 @@ def test_a_call_must_be_an_expression(tmp_path: Path) -> None:
 def test_limits_must_be_positive_numbers(tmp_path: Path) -> None:
     found = problems(tmp_path, GOOD + "limits: {cpu: -1, memroy: 5}\n")
     assert found == [
-        "add.yaml:9:10: limits: cpu must be a positive number, not -1.0",
+        "add.yaml:9:15: limits: cpu must be a positive number, not -1.0",
         "add.yaml:9:19: unknown key 'memroy' in limits (did you mean 'memory'?)",
     ]
 
