@@ -1,0 +1,3 @@
+def count_queens(n):
+    average = n / 0
+    return int(average)

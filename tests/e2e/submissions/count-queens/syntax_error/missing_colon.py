@@ -1,0 +1,2 @@
+def count_queens(n)
+    return 0

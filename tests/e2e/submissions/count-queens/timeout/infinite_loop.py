@@ -1,0 +1,3 @@
+def count_queens(n):
+    while True:
+        pass

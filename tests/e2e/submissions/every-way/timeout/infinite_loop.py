@@ -1,0 +1,8 @@
+def arrangements(n):
+    while True:
+        pass
+
+
+n = int(input())
+for line in arrangements(n):
+    print(line)

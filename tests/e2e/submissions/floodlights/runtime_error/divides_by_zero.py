@@ -1,0 +1,3 @@
+def solve(n):
+    per_row = n // (n - n)
+    return [] * per_row

@@ -1,0 +1,5 @@
+def solve(n):
+    layouts = []
+    for row in range(n)
+        pass
+    return layouts

@@ -1,0 +1,3 @@
+class Solution:
+    def totalNQueens(self, n: int) -> int:
+        return n // 0

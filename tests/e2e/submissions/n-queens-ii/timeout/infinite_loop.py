@@ -1,0 +1,4 @@
+class Solution:
+    def totalNQueens(self, n: int) -> int:
+        while True:
+            pass

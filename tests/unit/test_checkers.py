@@ -1,0 +1,68 @@
+"""Checkers as tables of (expected, actual, passes)."""
+
+from __future__ import annotations
+
+import pytest
+
+from grader.checkers import output, unordered, value
+
+
+@pytest.mark.parametrize(("expected", "actual", "passes"), [
+    ("2 4", "2 4\n", True),
+    ("2 4", "2 4   \n\n\n", True),
+    ("a\nb", "a  \nb\n", True),
+    ("2 4", "2  4", False),
+    ("2 4", " 2 4", False),
+    ("a\nb", "a\n\nb", False),
+    ("none", "None", False),
+    ("0 free\n1 attacked", "0 free\r\n1 attacked\r\n", True),
+], ids=["final newline", "trailing blank lines", "trailing spaces", "inner spaces", "leading space",
+        "blank line inside", "case", "windows newlines"])
+def test_output_compares_like_a_judge(expected: str, actual: str, passes: bool) -> None:
+    assert output(expected, actual).passed is passes
+
+
+def test_output_says_when_only_spaces_differ_and_shows_a_diff() -> None:
+    result = output("2 4", "2  4")
+    assert result.feedback == "line 1 differs (only spaces differ)"
+    assert "-2·4" in result.details and "+2··4" in result.details
+
+
+def test_output_says_when_nothing_was_printed() -> None:
+    assert output("2 4", "").feedback == "printed nothing"
+
+
+@pytest.mark.parametrize(("expected", "actual", "passes"), [
+    (2680, 2680, True),
+    (2680, "2680", False),
+    (1, True, False),
+    (1, 1.0, False),
+    ([1, 3, 0, 2], [1, 3, 0, 2], True),
+    ([1, 3, 0, 2], (1, 3, 0, 2), False),
+    (None, None, True),
+    (None, [], False),
+    ({"a": [1]}, {"a": [1]}, True),
+    ({1, 2}, {2, 1}, True),
+    ([[1], [2]], [[1], (2,)], False),
+], ids=["int", "str is not int", "bool is not int", "float is not int", "list", "tuple is not list",
+        "None", "empty list is not None", "dict", "set", "nested tuple"])
+def test_value_compares_with_types(expected: object, actual: object, passes: bool) -> None:
+    assert value(expected, actual).passed is passes
+    assert value(actual, expected).passed is passes  # symmetric
+
+
+def test_value_feedback_is_structural() -> None:
+    assert value([1, 3, 0, 2], (1, 3, 0, 2)).feedback.startswith("expected a list, got a tuple")
+    assert value(["a", "b", "c"], ["a", "x"]).feedback == "2 items missing, 1 extra (expected 3 items, got 2)"
+    assert value(["a", "b"], ["b", "a"]).feedback == "the right items in the wrong order (first at index 0)"
+    assert value([1, 2, 3], [1, 5, 3]).feedback == "1 item missing, 1 extra (expected 3 items, got 3)"
+
+
+def test_unordered_accepts_any_order_but_not_missing_or_duplicate_items() -> None:
+    boards = [[".Q..", "...Q"], ["..Q.", "Q..."]]
+    assert unordered(boards, list(reversed(boards))).passed
+    assert not unordered(boards, boards[:1]).passed
+    assert unordered(boards, boards[:1]).feedback == "1 missing (expected 2 items in any order, got 1)"
+    assert not unordered(boards, boards + boards[:1]).passed
+    assert not unordered(boards, tuple(boards)).passed
+    assert not unordered(boards, [tuple(b) for b in boards]).passed
