@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import os
 import signal
+from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
 
@@ -54,6 +55,7 @@ class SubmissionRun:
             "stdin": test.stdin,
             "compare": test.compare,
             "cpu": test.limits.cpu,
+            "memory": test.limits.memory << 20,
             "output": test.limits.output << 10,
         })
         frame = self.sandbox.receive(test.limits.wall_seconds, seq=self.seq)
@@ -63,8 +65,10 @@ class SubmissionRun:
         return result
 
     def _start(self) -> None:
-        limits = self.exercise.limits
-        ceiling = max([limits.cpu, *(t.limits.cpu for t in self.exercise.tests)])
+        # The sandbox's limits are the loosest of any test's; each test child tightens them to its own.
+        tests = self.exercise.tests
+        limits = replace(self.exercise.limits, memory=max([self.exercise.limits.memory, *(t.limits.memory for t in tests)]))
+        ceiling = max([limits.cpu, *(t.limits.cpu for t in tests)])
         sandbox = Sandbox(
             {
                 "kind": str(self.exercise.kind),
@@ -125,6 +129,8 @@ def result_from(frame: Frame, limits: Limits, kind: Kind) -> RunResult:
     if truncated:
         stdout = stdout[:output_cap]
     outcome = _decode_result(str(data.get("result", "")))
+    if "sandbox_error" in outcome:
+        return RunResult(sandbox_error=str(outcome["sandbox_error"]))
     killed_by_cpu = signal_number in (signal.SIGXCPU, signal.SIGKILL) and cpu >= limits.cpu * 0.9
     if "exit_code" in outcome:
         exit_code = _int(outcome["exit_code"])

@@ -120,18 +120,21 @@ def run_test(request, code, namespace):
         return describe(error)
 
 
+def lower(which, soft, hard):
+    """Tighten a limit for this test; the sandbox's hard limit stays the ceiling (it cannot be raised)."""
+    ceiling = resource.getrlimit(which)[1]
+    if ceiling != resource.RLIM_INFINITY:
+        soft, hard = min(soft, ceiling), min(hard, ceiling)
+    resource.setrlimit(which, (soft, hard))
+
+
 def test_child(request, code, namespace, files):
-    stdin_fd, stdout_fd, stderr_fd, result_fd = files
-    os.setpgid(0, 0)
-    cpu = max(1, int(request["cpu"] + 0.999))
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))  # SIGXCPU at the limit, SIGKILL 1 s later
-    signal.signal(signal.SIGXCPU, signal.SIG_DFL)
-    os.dup2(stdin_fd, 0)
-    os.dup2(stdout_fd, 1)
-    os.dup2(stderr_fd, 2)
-    for fd in (REQUESTS, REPLIES, stdin_fd, stdout_fd, stderr_fd):
-        os.close(fd)
-    os.chdir(request["workdir"])
+    result_fd = files[3]
+    try:
+        prepare_test_child(request, files)
+    except BaseException as error:  # noqa: BLE001 - our own set-up failed: the grader's fault, say so
+        _write(result_fd, literal({"sandbox_error": "test set-up failed: %r" % (error,)}).encode())
+        _exit(0)
     result = run_test(request, code, namespace)
     flush_streams()
     try:
@@ -140,6 +143,21 @@ def test_child(request, code, namespace, files):
         text = literal(describe(error))
     _write(result_fd, text.encode("utf-8", "backslashreplace"))
     _exit(0)
+
+
+def prepare_test_child(request, files):
+    stdin_fd, stdout_fd, stderr_fd, _ = files
+    os.setpgid(0, 0)
+    cpu = max(1, int(request["cpu"] + 0.999))
+    lower(resource.RLIMIT_CPU, cpu, cpu + 1)  # SIGXCPU at the limit, SIGKILL 1 s later
+    lower(resource.RLIMIT_AS, request["memory"], request["memory"])
+    signal.signal(signal.SIGXCPU, signal.SIG_DFL)
+    os.dup2(stdin_fd, 0)
+    os.dup2(stdout_fd, 1)
+    os.dup2(stderr_fd, 2)
+    for fd in (REQUESTS, REPLIES, stdin_fd, stdout_fd, stderr_fd):
+        os.close(fd)
+    os.chdir(request["workdir"])
 
 
 def read_back(fd, limit):

@@ -1,0 +1,136 @@
+"""The sandboxed runner against tiny real submissions: limits, state between tests, plain data back."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from grader.model import MISSING, CheckerSpec, Exercise, Kind, Limits, RunResult
+from grader.model import Test as SpecTest
+from grader.running import SubmissionRun
+
+SOURCE = '''
+import os, sys
+calls = []
+
+def remember(n):
+    calls.append(n)
+    return len(calls)
+
+def crash():
+    return helper()
+
+def helper():
+    return 1 / 0
+
+def spin():
+    while True:
+        pass
+
+def sleep():
+    import time
+    time.sleep(60)
+
+def hog():
+    return len(bytearray(4 << 30))
+
+def flood():
+    while True:
+        print("x" * 10000)
+
+class AlwaysEqual:
+    def __eq__(self, other):
+        return True
+
+def cheat():
+    return AlwaysEqual()
+
+def shapes():
+    return [(1, 2), {"k": {3}}, None, True, 1.5, "s", b"b", frozenset()]
+
+def bye(code):
+    sys.exit(code)
+
+def vanish():
+    os._exit(0)
+'''
+
+
+def make_test(call: str, cpu: float = 1.0, **limits: object) -> SpecTest:
+    return SpecTest(name=call, call=call, stdin=None, compare="value", expect=MISSING, hidden=False, big=False,
+                points=1, checker=CheckerSpec("value"), limits=Limits(cpu=cpu, **limits))  # type: ignore[arg-type]
+
+
+EXERCISE = Exercise(id="demo", title="demo", kind=Kind.FUNCTION, statement="", tests=(make_test("remember(1)", cpu=5.0),),
+                    path=Path("/nonexistent/exercises/demo.yaml"), entry="remember")
+
+
+@pytest.fixture(scope="module")
+def run():
+    with SubmissionRun(EXERCISE, SOURCE) as submission_run:
+        yield submission_run.run
+
+
+def test_every_test_starts_from_the_freshly_loaded_state(run) -> None:
+    assert [run(make_test("remember(7)")).value for _ in range(3)] == [1, 1, 1]
+
+
+def test_values_come_back_as_plain_data_with_their_types(run) -> None:
+    result = run(make_test("shapes()"))
+    assert result.value == [(1, 2), {"k": {3}}, None, True, 1.5, "s", b"b", set()]
+    assert type(result.value[0]) is tuple
+
+
+def test_an_object_that_claims_equality_is_not_plain_data(run) -> None:
+    result = run(make_test("cheat()"))
+    assert not result.has_value
+    assert result.error_type == "TypeError" and "AlwaysEqual" in result.error_message
+
+
+def test_runtime_errors_carry_only_the_submissions_frames(run) -> None:
+    result = run(make_test("crash()"))
+    assert result.error_type == "ZeroDivisionError"
+    assert 'File "submission.py", line 10, in crash' in result.traceback
+    assert 'File "submission.py", line 13, in helper' in result.traceback
+    assert "harness" not in result.traceback and "<test>" not in result.traceback
+
+
+def test_cpu_limit_ends_a_busy_loop_and_the_next_test_still_runs(run) -> None:
+    result = run(make_test("spin()", cpu=0.5))
+    assert result.timed_out and 0.5 <= result.cpu_seconds < 3
+    assert run(make_test("remember(1)")).value == 1
+
+
+def test_wall_clock_backstop_ends_a_sleep_without_using_cpu(run) -> None:
+    result = run(make_test("sleep()", cpu=1.0, wall=1.0))
+    assert result.timed_out and result.wall_timeout and result.cpu_seconds < 0.5
+
+
+def test_memory_limit_gives_memory_error(run) -> None:
+    assert run(make_test("hog()", memory=256)).error_type == "MemoryError"
+
+
+def test_output_limit_stops_a_flood(run) -> None:
+    result = run(make_test("flood()", cpu=5.0, output=64))
+    assert result.output_truncated and len(result.stdout) == 64 << 10
+
+
+def test_sys_exit_and_os_exit_are_reported(run) -> None:
+    assert run(make_test("bye(0)")).exit_code == 0 and not run(make_test("bye(0)")).has_value
+    assert run(make_test("bye(3)")).exit_code == 3
+    assert run(make_test("vanish()")).error_type == "ProcessDied"
+
+
+def test_a_file_that_fails_to_load_reports_its_error_for_every_test() -> None:
+    broken = replace(EXERCISE, entry="missing_name")
+    with SubmissionRun(broken, "x = 1\n") as submission_run:
+        result: RunResult = submission_run.run(make_test("x"))
+    assert result.error_type == "LookupError" and "defines no missing_name" in result.error_message
+
+
+def test_load_errors_show_the_line() -> None:
+    with SubmissionRun(EXERCISE, "def remember(n):\n    return n\nundefined_name\n") as submission_run:
+        result = submission_run.run(make_test("remember(1)"))
+    assert result.error_type == "NameError" and "line 3" in result.traceback
