@@ -12,6 +12,7 @@ class Verdict(StrEnum):
     """How one test ended, worst first: the summary verdict is the worst one seen."""
 
     GRADER_ERROR = "grader_error"  # our fault or the spec's, never the student's
+    MISSING = "missing"  # batch grading: the student handed in no file for this exercise
     SYNTAX_ERROR = "syntax_error"
     RULE_VIOLATION = "rule_violation"  # a require/forbid rule of the spec refused the code
     TIMEOUT = "timeout"

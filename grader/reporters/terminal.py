@@ -23,6 +23,7 @@ STYLE = {
     Verdict.RULE_VIOLATION: ("RULE", "bold yellow"),
     Verdict.SKIPPED: ("SKIPPED", "dim"),
     Verdict.GRADER_ERROR: ("GRADER", "bold white on red"),
+    Verdict.MISSING: ("MISSING", "dim red"),
 }
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
