@@ -74,9 +74,20 @@ def _run_in_order(exercise: Exercise, tests: tuple[Test, ...], run: Callable[[Te
             outcomes[test.name] = _outcome(test, Verdict.SKIPPED, "skipped: a smaller test failed first "
                                            "(grader check --all runs it anyway)")
             continue
-        outcome = judge(test, run(test), expected[test.name], exercise.kind)
+        outcome = judge(test, run_once_more_if_borderline(test, run), expected[test.name], exercise.kind)
         failed = failed or outcome.verdict != Verdict.PASSED
         outcomes[test.name] = outcome
+
+
+def run_once_more_if_borderline(test: Test, run: Callable[[Test], RunResult]) -> RunResult:
+    """A run that finished past its CPU limit but within the margin may be the machine's noise, not the
+    code: run it again and keep the faster of the two before calling it a timeout."""
+    result = run(test)
+    if result.timed_out and not result.cpu_killed and not result.wall_timeout:
+        again = run(test)
+        if again.cpu_seconds < result.cpu_seconds:
+            return again
+    return result
 
 
 def judge(test: Test, result: RunResult, expected: object, kind: Kind) -> Outcome:

@@ -140,6 +140,7 @@ class RunResult:
     wall_seconds: float = 0.0
     timed_out: bool = False  # killed by the CPU limit or the wall-clock backstop
     wall_timeout: bool = False
+    cpu_killed: bool = False  # stopped at the limit's margin: clearly too slow, no re-run
     output_truncated: bool = False
     sandbox_error: str = ""  # the sandbox itself failed: a grader error
 

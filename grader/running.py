@@ -14,6 +14,7 @@ from grader.sandbox.isolation import Isolation, detect
 from grader.sandbox.process import Frame, Sandbox, become_subreaper
 
 STARTUP_SECONDS = 1.0  # interpreter start and harness set-up, on top of the load's own limit
+BORDERLINE_MARGIN = 1.2  # a run may use this much of its CPU limit before it is stopped (see grading)
 
 
 class SubmissionRun:
@@ -55,6 +56,7 @@ class SubmissionRun:
             "stdin": test.stdin,
             "compare": test.compare,
             "cpu": test.limits.cpu,
+            "margin": BORDERLINE_MARGIN,
             "memory": test.limits.memory << 20,
             "output": test.limits.output << 10,
         })
@@ -131,7 +133,7 @@ def result_from(frame: Frame, limits: Limits, kind: Kind) -> RunResult:
     outcome = _decode_result(str(data.get("result", "")))
     if "sandbox_error" in outcome:
         return RunResult(sandbox_error=str(outcome["sandbox_error"]))
-    killed_by_cpu = signal_number in (signal.SIGXCPU, signal.SIGKILL) and cpu >= limits.cpu * 0.9
+    killed_by_cpu = signal_number in (signal.SIGPROF, signal.SIGXCPU, signal.SIGKILL) and cpu >= limits.cpu * 0.9
     if "exit_code" in outcome:
         exit_code = _int(outcome["exit_code"])
     elif not outcome and exit_code == 0 and kind != Kind.PROGRAM:
@@ -158,6 +160,7 @@ def result_from(frame: Frame, limits: Limits, kind: Kind) -> RunResult:
         cpu_seconds=cpu,
         wall_seconds=frame.wall_seconds,
         timed_out=killed_by_cpu or cpu > limits.cpu,
+        cpu_killed=killed_by_cpu,
         output_truncated=truncated,
     )
 
