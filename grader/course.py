@@ -6,12 +6,14 @@ import difflib
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.calibration import with_calibrated_limits
 from grader.errors import SpecError, UsageError
 from grader.expected import cache_dir
 from grader.model import Exercise
 from grader.spec import load_exercise
 
 BUNDLED_EXERCISES = Path(__file__).resolve().parent.parent / "exercises"
+STUDENT_BUNDLE_MARKER = ".student-bundle"  # written by `grader export --student` into the exercises folder
 
 
 @dataclass(frozen=True)
@@ -41,7 +43,18 @@ class Course:
         return path
 
     def load(self, exercise_id: str) -> Exercise:
+        """The exercise as grading uses it: the CPU limits calibrated on this machine by `grader validate`
+        when it has measured them (the one place they are applied), the spec's limits otherwise."""
+        return with_calibrated_limits(self.load_as_written(exercise_id))
+
+    def load_as_written(self, exercise_id: str) -> Exercise:
+        """The exercise exactly as its spec says, limits included."""
         return load_exercise(self.path_of(exercise_id))
+
+    @property
+    def is_student_bundle(self) -> bool:
+        """A bundle from `grader export --student`: its hidden tests are not there, they run at grading time."""
+        return (self.exercises_dir / STUDENT_BUNDLE_MARKER).exists()
 
     def load_all(self, ids: list[str] | None = None) -> list[Exercise]:
         """Every exercise (or those named), reporting the problems of all broken specs together."""

@@ -17,7 +17,8 @@ from grader.errors import SpecError, SpecProblem
 from grader.model import MISSING, CheckerSpec, Exercise, Kind, Limits, Rule, Test
 
 EXERCISE_KEYS = ("title", "kind", "entry", "statement", "starter", "hints", "prelude", "snippet", "limits",
-                 "checker", "require", "forbid", "tests")
+                 "checker", "require", "forbid", "tests",
+                 "calibration")  # {floor, multiplier} for time limits: read and checked by grader/calibration.py
 TEST_KEYS = ("name", "call", "stdin", "compare", "expect", "expect_literal", "hidden", "big", "points",
              "checker", "limits")
 LIMIT_KEYS = tuple(f.name for f in fields(Limits))

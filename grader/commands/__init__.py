@@ -7,3 +7,4 @@ from types import ModuleType
 from grader.commands import student
 
 COMMANDS: list[ModuleType] = [student]
+from grader.commands import authoring; COMMANDS.append(authoring)  # noqa: E402, E702 - validate, calibrate, import, export, new

@@ -1,0 +1,336 @@
+"""Time limits from the accepted references, measured on the machine that grades.
+
+A test's CPU limit is max(floor, multiplier x the CPU time of its slowest accepted reference). Measuring
+takes seconds, so it happens only in `grader validate` / `grader calibrate`; the result is cached per
+machine, sandbox interpreter and content (of the spec's runnable parts and of the accepted references),
+and `Course.load` applies a cached calibration when there is one, never measuring on its own.
+
+A CPU limit written in the spec wins over calibration: on a test (`tests: - limits: {cpu: ...}`) for
+that test, on the exercise (`limits: {cpu: ...}`) for every test. `calibration: {floor, multiplier}`
+in the spec changes the rule for one exercise.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import math
+import os
+import platform
+import subprocess
+import time
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+
+import yaml
+
+from grader.errors import SpecError, SpecProblem
+from grader.expected import cache_dir
+from grader.grading import verdict_for
+from grader.model import Exercise, Kind, Test
+from grader.running import SubmissionRun
+from grader.sandbox.isolation import child_python
+
+CALIBRATION_VERSION = "1"
+FLOOR_SECONDS = 1.0  # no test gets less: fork, set-up and a busy machine's tail cost a few hundred ms
+MULTIPLIER = 3.0  # research/sandbox.md 2.9: the same run's CPU time varied up to 1.65x here; keep 3x
+REPEATS = 3  # runs per reference and test, when more runs could still change the limit
+MEASUREMENT_CEILING = 20.0  # s of CPU an accepted reference may use on one test while it is measured
+SETTINGS_KEYS = ("floor", "multiplier")
+
+
+class CalibrationError(Exception):
+    """An accepted reference could not be timed: it failed, timed out or there is none."""
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """How one exercise turns reference times into limits (the spec's `calibration:` section)."""
+
+    floor: float = FLOOR_SECONDS
+    multiplier: float = MULTIPLIER
+
+
+@dataclass(frozen=True, slots=True)
+class WrittenLimits:
+    """The CPU limits the spec writes down; calibration leaves these tests alone."""
+
+    exercise_cpu: float | None = None
+    test_cpu: dict[str, float] = field(default_factory=dict)
+
+    def cpu_for(self, test: str) -> float | None:
+        return self.test_cpu.get(test, self.exercise_cpu)
+
+
+@dataclass(frozen=True, slots=True)
+class TestTiming:
+    """One test's limit and the measurements it came from."""
+
+    test: str
+    limit: float
+    source: str  # "calibrated" (multiplier x slowest), "floor" or "written" (the spec's own)
+    slowest_reference: str
+    slowest_seconds: float  # the slowest accepted reference's best (minimum) CPU time
+    samples: dict[str, list[float]]  # reference file name -> CPU seconds of each run
+
+
+@dataclass(frozen=True, slots=True)
+class Calibration:
+    exercise: str
+    key: str
+    machine: str
+    python: str
+    settings: Settings
+    tests: dict[str, TestTiming]
+    measured_at: str = ""
+    measure_seconds: float = 0.0  # wall time the measurement took
+    fresh: bool = False  # measured just now rather than read from the cache
+
+    def limit_of(self, test: str) -> float | None:
+        timing = self.tests.get(test)
+        return timing.limit if timing else None
+
+
+# ---------------------------------------------------------------- what the spec says
+def read_spec_section(exercise: Exercise) -> tuple[Settings, WrittenLimits]:
+    """The spec's `calibration:` knobs and its written CPU limits, read from the YAML itself: the model
+    merges exercise and test limits, so it cannot tell a written limit from a default one."""
+    try:
+        root = yaml.compose(exercise.path.read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
+    except (OSError, yaml.YAMLError):  # the spec loader has already reported anything wrong here
+        return Settings(), WrittenLimits()
+    if not isinstance(root, yaml.MappingNode):
+        return Settings(), WrittenLimits()
+    keys = _pairs(root)
+    settings = _settings(exercise.path, keys.get("calibration"))
+    exercise_cpu = _cpu(keys.get("limits"))
+    tests: dict[str, float] = {}
+    tests_node = keys.get("tests")
+    if isinstance(tests_node, yaml.SequenceNode):
+        for item in tests_node.value:
+            if isinstance(item, yaml.MappingNode):
+                test_keys = _pairs(item)
+                cpu, name = _cpu(test_keys.get("limits")), test_keys.get("name")
+                if cpu is not None and isinstance(name, yaml.ScalarNode):
+                    tests[str(name.value)] = cpu
+    return settings, WrittenLimits(exercise_cpu, tests)
+
+
+def _pairs(node: yaml.MappingNode) -> dict[str, yaml.Node]:
+    return {str(k.value): v for k, v in node.value if isinstance(k, yaml.ScalarNode)}
+
+
+def _cpu(limits: yaml.Node | None) -> float | None:
+    if not isinstance(limits, yaml.MappingNode):
+        return None
+    node = _pairs(limits).get("cpu")
+    try:
+        value = float(node.value) if isinstance(node, yaml.ScalarNode) else None
+    except ValueError:
+        return None
+    return value if value is not None and value > 0 else None
+
+
+def _settings(path: Path, node: yaml.Node | None) -> Settings:
+    if node is None:
+        return Settings()
+    problems: list[SpecProblem] = []
+
+    def problem(at: yaml.Node, message: str) -> None:
+        problems.append(SpecProblem(path, at.start_mark.line + 1, at.start_mark.column + 1, message))
+
+    values: dict[str, float] = {}
+    if not isinstance(node, yaml.MappingNode):
+        problem(node, "calibration must be a mapping, e.g. {floor: 1.0, multiplier: 3}")
+    else:
+        for key_node, value_node in node.value:
+            key = str(key_node.value)
+            if key not in SETTINGS_KEYS:
+                close = difflib.get_close_matches(key, SETTINGS_KEYS, n=1)
+                hint = f" (did you mean '{close[0]}'?)" if close else f"; known keys: {', '.join(SETTINGS_KEYS)}"
+                problem(key_node, f"unknown key '{key}' in calibration{hint}")
+                continue
+            try:
+                value = float(value_node.value) if isinstance(value_node, yaml.ScalarNode) else -1.0
+            except ValueError:
+                value = -1.0
+            if value <= 0 or (key == "multiplier" and value < 1):
+                least = "at least 1" if key == "multiplier" else "a positive number of seconds"
+                problem(value_node, f"calibration: {key} must be {least}, not {value_node.value!r}")
+            else:
+                values[key] = value
+    if problems:
+        raise SpecError(problems)
+    return Settings(**values)
+
+
+# ---------------------------------------------------------------- the cache key
+def accepted_references(exercise: Exercise) -> list[Path]:
+    folder = exercise.reference_dir / "accepted"
+    return sorted(folder.glob("*.py")) if folder.is_dir() else []
+
+
+def machine() -> str:
+    """The host and its CPU model: a limit measured on one machine means nothing on another."""
+    model = ""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as info:
+            for line in info:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return f"{platform.node()} / {model or platform.processor() or platform.machine()} / {os.cpu_count()} CPUs"
+
+
+def interpreter() -> str:
+    """The interpreter the sandbox runs submissions with, and a fingerprint of its file: an upgrade
+    (the same path, a new build) changes the key without starting it."""
+    python = child_python()
+    try:
+        status = os.stat(python)
+        return f"{python} ({status.st_size} bytes, mtime {status.st_mtime_ns})"
+    except OSError:
+        return python
+
+
+def calibration_key(exercise: Exercise, settings: Settings, written: WrittenLimits) -> str:
+    """Everything a limit depends on: machine, interpreter, what the tests run, the accepted references."""
+    digest = hashlib.sha256()
+    parts: list[object] = [CALIBRATION_VERSION, machine(), interpreter(), exercise.id, exercise.kind,
+                           exercise.entry, exercise.prelude, settings, written.exercise_cpu]
+    parts += [(t.name, t.call, t.stdin, t.compare, written.test_cpu.get(t.name)) for t in exercise.tests]
+    for reference in accepted_references(exercise):
+        parts += [reference.name, reference.read_bytes()]
+    for part in parts:
+        digest.update(repr(part).encode() + b"\0")
+    return digest.hexdigest()
+
+
+def _cache_path(key: str) -> Path:
+    return cache_dir() / f"calibration-{key}.json"
+
+
+# ---------------------------------------------------------------- reading and applying
+def cached_calibration(exercise: Exercise) -> Calibration | None:
+    """The calibration of this exercise on this machine, if one was measured for its current content."""
+    if exercise.kind == Kind.PREDICT or not accepted_references(exercise):
+        return None
+    settings, written = read_spec_section(exercise)
+    return _read(calibration_key(exercise, settings, written))
+
+
+def with_calibrated_limits(exercise: Exercise) -> Exercise:
+    """The exercise with each test's CPU limit from the cached calibration; unchanged when there is none."""
+    calibration = cached_calibration(exercise)
+    return apply(exercise, calibration) if calibration else exercise
+
+
+def apply(exercise: Exercise, calibration: Calibration) -> Exercise:
+    tests = tuple(_with_cpu(test, calibration.limit_of(test.name)) for test in exercise.tests)
+    return replace(exercise, tests=tests)
+
+
+def _with_cpu(test: Test, cpu: float | None) -> Test:
+    # The wall-clock backstop follows (Limits.wall_seconds is 3 x cpu + 2) unless the spec wrote one.
+    return replace(test, limits=replace(test.limits, cpu=cpu)) if cpu else test
+
+
+def _read(key: str) -> Calibration | None:
+    try:
+        data = json.loads(_cache_path(key).read_text())
+        tests = {name: TestTiming(**timing) for name, timing in data.pop("tests").items()}
+        settings = Settings(**data.pop("settings"))
+        return Calibration(**data, settings=settings, tests=tests)
+    except (OSError, ValueError, TypeError, KeyError):
+        return None
+
+
+def _write(calibration: Calibration) -> None:
+    data = asdict(calibration)
+    data.pop("fresh")
+    path = _cache_path(calibration.key)
+    temporary = path.with_suffix(f".{os.getpid()}.tmp")
+    temporary.write_text(json.dumps(data, indent=1))
+    os.replace(temporary, path)  # atomic: a parallel grader never reads half a file
+
+
+# ---------------------------------------------------------------- measuring
+def calibrate(exercise: Exercise, *, force: bool = False) -> Calibration | None:
+    """The calibration of `exercise` (as written, not already calibrated): from the cache, or measured now.
+    None for an exercise with nothing to time (a predict exercise)."""
+    if exercise.kind == Kind.PREDICT:
+        return None
+    settings, written = read_spec_section(exercise)
+    references = accepted_references(exercise)
+    if not references:
+        raise CalibrationError(f"no accepted reference in {exercise.reference_dir / 'accepted'} to time the tests with")
+    key = calibration_key(exercise, settings, written)
+    if not force:
+        cached = _read(key)
+        if cached is not None:
+            return cached
+    started = time.monotonic()
+    samples: dict[str, dict[str, list[float]]] = {test.name: {} for test in exercise.tests}
+    for reference in references:
+        for name, runs in _measure(exercise, reference, settings).items():
+            samples[name][reference.name] = runs
+    calibration = Calibration(
+        exercise=exercise.id, key=key, machine=machine(), python=python_version(), settings=settings,
+        tests={test.name: _timing(test, samples[test.name], settings, written) for test in exercise.tests},
+        measured_at=time.strftime("%Y-%m-%d %H:%M:%S"), measure_seconds=round(time.monotonic() - started, 2),
+        fresh=True)
+    _write(calibration)
+    return calibration
+
+
+def _measure(exercise: Exercise, reference: Path, settings: Settings) -> dict[str, list[float]]:
+    """CPU seconds of each run of each test. Runs are repeated only while the minimum could still move the
+    limit above the floor: a test whose first run x multiplier is under the floor gets the floor anyway."""
+    generous = tuple(replace(t, limits=replace(t.limits, cpu=max(MEASUREMENT_CEILING, t.limits.cpu)))
+                     for t in exercise.tests)
+    runnable = replace(exercise, tests=generous)
+    private = (exercise.path.parent, exercise.reference_dir.parent, cache_dir())
+    measured: dict[str, list[float]] = {}
+    with SubmissionRun(runnable, reference.read_text(encoding="utf-8"), private) as run:
+        for test in generous:
+            runs: list[float] = []
+            while not runs or (len(runs) < REPEATS and settings.multiplier * min(runs) > settings.floor):
+                result = run.run(test)
+                verdict, feedback, _ = verdict_for(test, result)
+                if verdict is not None:
+                    raise CalibrationError(f"the accepted reference {reference.name} cannot be timed on test "
+                                           f"'{test.name}': {verdict}: {feedback}")
+                runs.append(round(result.cpu_seconds, 4))
+            measured[test.name] = runs
+    return measured
+
+
+def _timing(test: Test, samples: dict[str, list[float]], settings: Settings, written: WrittenLimits) -> TestTiming:
+    # The minimum of a reference's runs: CPU-time noise only ever adds (contention, cache misses, frequency
+    # changes), so the fastest run is the closest to the code's own cost and the most repeatable number;
+    # the multiplier is the headroom for a busy machine.
+    best = {name: min(runs) for name, runs in samples.items()}
+    slowest = max(best, key=lambda name: best[name])
+    slowest_seconds = best[slowest]
+    cpu = written.cpu_for(test.name)
+    if cpu is not None:
+        limit, source = cpu, "written"
+    elif settings.multiplier * slowest_seconds > settings.floor:
+        limit, source = math.ceil(settings.multiplier * slowest_seconds * 100) / 100, "calibrated"
+    else:
+        limit, source = settings.floor, "floor"
+    return TestTiming(test.name, limit, source, slowest, slowest_seconds, samples)
+
+
+def python_version() -> str:
+    """The sandbox interpreter's version and path, as people read it (starts it: not for the cache key)."""
+    python = child_python()
+    try:
+        done = subprocess.run([python, "-I", "-S", "-c", "import sys; print(sys.version.split()[0])"],
+                              capture_output=True, text=True, timeout=30)
+        return f"Python {done.stdout.strip()} ({python})"
+    except (OSError, subprocess.SubprocessError):
+        return python

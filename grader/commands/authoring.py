@@ -1,0 +1,160 @@
+"""What an instructor runs: validate, calibrate, import, export, new."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from rich.console import Console
+from rich.text import Text
+
+from grader.calibration import CalibrationError, calibrate, machine, python_version, read_spec_section
+from grader.course import Course
+from grader.errors import SpecError, SpecProblem, UsageError
+from grader.export import export_student_bundle
+from grader.lesson import LessonError, import_lesson
+from grader.model import Exercise
+from grader.scaffold import KINDS, new_exercise
+from grader.validation import validate_exercise
+from grader.validation.render import calibration_table, render_summary, render_validation
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    def command(name: str, help_text: str, run: object) -> argparse.ArgumentParser:
+        parser = subparsers.add_parser(name, help=help_text, description=help_text)
+        parser.add_argument("--exercises", metavar="DIR", help="exercises folder (default: the bundled one)")
+        parser.set_defaults(run=run)
+        return parser
+
+    validate = command("validate", "prove exercises with their references: verdicts, expectations, checkers, "
+                                   "time limits", run_validate)
+    validate.add_argument("ids", metavar="ID", nargs="*", help="exercise ids (default: every exercise)")
+    validate.add_argument("--recalibrate", action="store_true",
+                          help="measure the time limits again even if this machine has them cached")
+    calibrate_parser = command("calibrate", "measure the CPU time limits on this machine from the accepted "
+                                            "references", run_calibrate)
+    calibrate_parser.add_argument("ids", metavar="ID", nargs="*", help="exercise ids (default: every exercise)")
+    calibrate_parser.add_argument("--force", action="store_true", help="measure again even if cached")
+    importer = command("import", "turn a lesson (JSON) into exercises and their accepted references", run_import)
+    importer.add_argument("lesson", metavar="LESSON.json", help="the lesson file")
+    importer.add_argument("--force", action="store_true", help="overwrite exercises that exist")
+    export = command("export", "write the student bundle: statements, starter code, visible tests, hints",
+                     run_export)
+    export.add_argument("--student", metavar="DIR", required=True, help="the folder to write the bundle to")
+    export.add_argument("ids", metavar="ID", nargs="*", help="exercise ids (default: every exercise)")
+    export.add_argument("--force", action="store_true", help="write into a folder that is not empty")
+    new = command("new", "scaffold an exercise and its reference folders", run_new)
+    new.add_argument("id", metavar="ID", help="the new exercise's id, e.g. count-rooks")
+    new.add_argument("--kind", choices=KINDS, default="function", help="what students hand in")
+
+
+def _console() -> Console:
+    # Tables of references and timings need room: 120 columns in logs and pipes, the terminal's width otherwise.
+    return Console(highlight=False, emoji=False, width=None if sys.stdout.isatty() else 120)
+
+
+def _selected(course: Course, ids: list[str]) -> list[str]:
+    chosen = ids or course.ids()
+    if not chosen:
+        raise UsageError(f"no exercises in {course.exercises_dir}")
+    for exercise_id in chosen:
+        course.path_of(exercise_id)  # an unknown id is a usage error, with a suggestion
+    return chosen
+
+
+def _load_as_written(course: Course, ids: list[str]) -> list[Exercise]:
+    """Every spec named, with the problems of all broken ones reported together before anything runs."""
+    exercises: list[Exercise] = []
+    problems: list[SpecProblem] = []
+    for exercise_id in ids:
+        try:
+            exercise = course.load_as_written(exercise_id)
+            read_spec_section(exercise)  # the `calibration:` section is checked here, not by the loader
+            exercises.append(exercise)
+        except SpecError as error:
+            problems += error.problems
+    if problems:
+        raise SpecError(problems)
+    return exercises
+
+
+def run_validate(args: argparse.Namespace) -> int:
+    course = Course.at(args.exercises)
+    ids = _selected(course, args.ids)
+    _load_as_written(course, ids)
+    console = _console()
+    console.print(Text(f"Validating {len(ids)} exercise{'s' if len(ids) != 1 else ''} in {course.exercises_dir}\n"
+                       f"machine: {machine()}\nsandbox interpreter: {python_version()}", style="dim"))
+    started = time.monotonic()
+    validations = []
+    for exercise_id in ids:
+        validation = validate_exercise(course, exercise_id, recalibrate=args.recalibrate)
+        render_validation(validation, console)
+        validations.append(validation)
+    render_summary(validations, time.monotonic() - started, console)
+    return 0 if all(v.ok for v in validations) else 1
+
+
+def run_calibrate(args: argparse.Namespace) -> int:
+    course = Course.at(args.exercises)
+    exercises = _load_as_written(course, _selected(course, args.ids))
+    console = _console()
+    console.print(Text(f"machine: {machine()}\nsandbox interpreter: {python_version()}", style="dim"))
+    failed = 0
+    for exercise in exercises:
+        try:
+            calibration = calibrate(exercise, force=args.force)
+        except CalibrationError as error:
+            console.print(Text(f"✗ {exercise.id}: {error}", style="red"))
+            failed += 1
+            continue
+        if calibration is None:
+            console.print(Text(f"{exercise.id}: a {exercise.kind} exercise runs no timed code", style="dim"))
+            continue
+        console.print(calibration_table(calibration, {t.name for t in exercise.tests if t.big}))
+        console.print()
+    return 1 if failed else 0
+
+
+def run_import(args: argparse.Namespace) -> int:
+    course_dir = Path(args.exercises) if args.exercises else Course.at(None).exercises_dir
+    try:
+        written = import_lesson(Path(args.lesson), course_dir, force=args.force)
+    except LessonError as error:
+        console = _console()
+        for problem in error.problems:
+            console.print(Text(problem, style="red"))
+        count = len(error.problems)
+        console.print(Text(f"{count} problem{'s' if count != 1 else ''} in the lesson; nothing was written",
+                           style="bold red"))
+        return 3
+    console = _console()
+    for exercise in written:
+        console.print(f"wrote {exercise.spec} and {exercise.reference}")
+    ids = " ".join(exercise.id for exercise in written)
+    console.print(Text(f"Next: grader validate --exercises {course_dir} {ids}", style="bold"))
+    return 0
+
+
+def run_export(args: argparse.Namespace) -> int:
+    course = Course.at(args.exercises)
+    exercises = _load_as_written(course, _selected(course, args.ids))
+    bundle = export_student_bundle(exercises, Path(args.student), force=args.force)
+    console = _console()
+    for line in bundle.lines():
+        console.print(line)
+    console.print(Text(f"Students run: grader check ID FILE --exercises {bundle.exercises_dir}", style="bold"))
+    return 0
+
+
+def run_new(args: argparse.Namespace) -> int:
+    exercises_dir = Path(args.exercises) if args.exercises else Course.at(None).exercises_dir
+    created = new_exercise(exercises_dir, args.id, args.kind)
+    console = _console()
+    for path in created:
+        console.print(f"wrote {path}")
+    console.print(Text(f"Fill in every TODO, then: grader validate --exercises {exercises_dir} {args.id}",
+                       style="bold"))
+    return 0

@@ -1,0 +1,208 @@
+"""Writing specs out: an Exercise (or a plain dict) as YAML in the spec format, and `grader export --student`,
+the bundle students get: statements, starter code, hints and the visible tests with their expected values;
+no hidden test and no reference."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+import yaml
+
+from grader.checkers import typed
+from grader.course import STUDENT_BUNDLE_MARKER
+from grader.errors import SpecError, UsageError
+from grader.expected import ExpectationError, expected_values
+from grader.model import MISSING, CheckerSpec, Exercise, Kind, Limits, Rule, Test
+from grader.spec import load_exercise
+
+KEY_ORDER = ("title", "kind", "entry", "prelude", "statement", "snippet", "starter", "hints", "limits",
+             "calibration", "checker", "require", "forbid", "tests")
+
+
+# ---------------------------------------------------------------- YAML that reads like a hand-written spec
+class _SpecDumper(yaml.SafeDumper):
+    """Block style for multi-line text (statements, code), keys in the order written."""
+
+
+def _text(dumper: yaml.SafeDumper, text: str) -> yaml.Node:
+    # The emitter falls back to quotes by itself when a block cannot hold the text (trailing spaces, tabs).
+    return dumper.represent_scalar("tag:yaml.org,2002:str", text, style="|" if "\n" in text else None)
+
+
+def _list(dumper: yaml.SafeDumper, items: list[object]) -> yaml.Node:
+    # Short values on one line (["Q"], [1, 3, 0, 2]), quoted so that ".Q.." reads as text; long text (hints)
+    # folded, one item per line.
+    short = len(items) <= 20 and all(
+        isinstance(item, (int, float, bool)) or item is None
+        or (isinstance(item, str) and len(item) <= 40 and "\n" not in item) for item in items)
+    nodes = []
+    for item in items:
+        if isinstance(item, str) and "\n" not in item:
+            nodes.append(yaml.ScalarNode("tag:yaml.org,2002:str", item, style='"' if len(item) <= 60 else ">"))
+        else:
+            nodes.append(dumper.represent_data(item))
+    return yaml.SequenceNode("tag:yaml.org,2002:seq", nodes, flow_style=short)
+
+
+_SpecDumper.add_representer(str, _text)
+_SpecDumper.add_representer(list, _list)
+
+
+def spec_yaml(spec: dict[str, object]) -> str:
+    ordered = {key: spec[key] for key in KEY_ORDER if key in spec and spec[key] not in ([], {}, "", None)}
+    return yaml.dump(ordered, Dumper=_SpecDumper, sort_keys=False, allow_unicode=True, width=110)
+
+
+def write_spec(spec: dict[str, object], path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(spec_yaml(spec), encoding="utf-8")
+
+
+def value_expect(value: object) -> dict[str, object]:
+    """`expect: value` when YAML reads it back as the same value, type included; else `expect_literal`."""
+    return {"expect": value} if _plain_yaml(value) else {"expect_literal": repr(value)}
+
+
+def _plain_yaml(value: object) -> bool:
+    if value is None or isinstance(value, (bool, int, str)):
+        return True
+    if isinstance(value, float):
+        return not math.isnan(value)
+    if type(value) is list:
+        return all(_plain_yaml(item) for item in value)
+    if type(value) is dict:
+        return all(isinstance(k, (str, int)) and not isinstance(k, bool) and _plain_yaml(v) for k, v in value.items())
+    return False  # tuples, sets, bytes: only a Python literal keeps their type
+
+
+# ---------------------------------------------------------------- Exercise -> spec
+def exercise_spec(exercise: Exercise, tests: tuple[Test, ...], expected: dict[str, object]) -> dict[str, object]:
+    """The spec of `exercise` with only `tests`, each carrying its expected value from `expected` (a test
+    missing from it keeps no `expect`, so the reference or snippet supplies it)."""
+    spec: dict[str, object] = {"title": exercise.title, "kind": str(exercise.kind)}
+    if exercise.entry:
+        spec["entry"] = exercise.entry
+    for key in ("prelude", "statement", "snippet", "starter"):
+        spec[key] = getattr(exercise, key)
+    spec["hints"] = list(exercise.hints)
+    spec["limits"] = _limit_changes(exercise.limits, Limits())
+    spec["require"] = [_rule(rule) for rule in exercise.require]
+    spec["forbid"] = [_rule(rule) for rule in exercise.forbid]
+    spec["tests"] = [_test(exercise, test, expected) for test in tests]
+    return spec
+
+
+def _test(exercise: Exercise, test: Test, expected: dict[str, object]) -> dict[str, object]:
+    entry: dict[str, object] = {"name": test.name}
+    if test.call is not None:
+        entry["call"] = test.call
+    if exercise.kind == Kind.PROGRAM:
+        entry["stdin"] = test.stdin or ""
+    if exercise.kind == Kind.FUNCTION and test.compare == "output":
+        entry["compare"] = "output"
+    if test.name in expected:
+        value = expected[test.name]
+        text_compare = test.compare == "output" or exercise.kind != Kind.FUNCTION
+        entry.update({"expect": str(value)} if text_compare else value_expect(value))
+    for flag in ("hidden", "big"):
+        if getattr(test, flag):
+            entry[flag] = True
+    if test.points != 1:
+        entry["points"] = test.points
+    default = "value" if exercise.kind == Kind.FUNCTION and test.compare == "value" else "output"
+    if test.checker != CheckerSpec(default):
+        entry["checker"] = (test.checker.name if not test.checker.args
+                            else {"name": test.checker.name, "args": dict(test.checker.args)})
+    entry["limits"] = _limit_changes(test.limits, exercise.limits)
+    return {key: value for key, value in entry.items() if value != {}}
+
+
+def _limit_changes(limits: Limits, base: Limits) -> dict[str, object]:
+    return {f.name: getattr(limits, f.name) for f in fields(Limits) if getattr(limits, f.name) != getattr(base, f.name)}
+
+
+def _rule(rule: Rule) -> object:
+    return {"name": rule.name, "message": rule.message} if rule.message else rule.name
+
+
+# ---------------------------------------------------------------- the student bundle
+@dataclass(frozen=True)
+class Bundle:
+    root: Path
+    exercises_dir: Path
+    written: list[tuple[str, int, int]]  # (id, visible tests, hidden tests left out)
+    skipped: list[str]  # exercises with no visible test: nothing a student could check
+
+    def lines(self) -> list[str]:
+        lines = [f"{exercise_id}: {visible} visible tests written, {hidden} hidden tests left out"
+                 for exercise_id, visible, hidden in self.written]
+        lines += [f"{exercise_id}: left out, it has no visible test" for exercise_id in self.skipped]
+        return lines + [f"wrote {self.exercises_dir} and {self.root / 'README.md'}"]
+
+
+def export_student_bundle(exercises: list[Exercise], root: Path, *, force: bool = False) -> Bundle:
+    """Write root/exercises/<id>.yaml (visible tests only, their expected values written out, since the
+    bundle has no reference to compute them), the marker that makes `grader check` grade visible tests
+    only, and a README. A predict exercise keeps no expected answer: `grader check` runs its snippet."""
+    if root.exists() and any(root.iterdir()) and not force:
+        raise UsageError(f"{root} is not empty; pass --force to write into it")
+    folder = root / "exercises"
+    folder.mkdir(parents=True, exist_ok=True)
+    written, skipped = [], []
+    for exercise in exercises:
+        visible = tuple(test for test in exercise.tests if not test.hidden)
+        if not visible:
+            skipped.append(exercise.id)
+            continue
+        try:
+            expected = {} if exercise.kind == Kind.PREDICT else expected_values(exercise)
+        except ExpectationError as error:
+            raise UsageError(f"cannot export {exercise.id}: {error}") from None
+        path = folder / f"{exercise.id}.yaml"
+        write_spec(exercise_spec(exercise, visible, {t.name: expected[t.name] for t in visible if t.name in expected}),
+                   path)
+        _check_round_trip(path, exercise, visible, expected)
+        written.append((exercise.id, len(visible), len(exercise.tests) - len(visible)))
+    (folder / STUDENT_BUNDLE_MARKER).write_text("Written by `grader export --student`: hidden tests run at "
+                                                "grading time, not here.\n")
+    (root / "README.md").write_text(_readme(exercises, written), encoding="utf-8")
+    return Bundle(root, folder, written, skipped)
+
+
+def _check_round_trip(path: Path, exercise: Exercise, visible: tuple[Test, ...], expected: dict[str, object]) -> None:
+    """The bundle's spec must load and mean the same tests: anything else is a bug here, not a student's."""
+    try:
+        loaded = load_exercise(path)
+    except SpecError as error:
+        raise RuntimeError(f"the exported spec {path} does not load: {error}") from None
+    for original, copy in zip(visible, loaded.tests):
+        same = (original.name, original.call, original.stdin, original.compare, original.checker) == \
+               (copy.name, copy.call, copy.stdin, copy.compare, copy.checker)
+        want = expected.get(original.name, MISSING)
+        if want is not MISSING and copy.expect is not MISSING:
+            same = same and (str(want) == copy.expect if isinstance(copy.expect, str) and original.compare == "output"
+                             else typed(want) == typed(copy.expect))
+        if not same:
+            raise RuntimeError(f"the exported spec {path} changes test '{original.name}'")
+
+
+def _readme(exercises: list[Exercise], written: list[tuple[str, int, int]]) -> str:
+    titles = {exercise.id: exercise.title for exercise in exercises}
+    rows = "\n".join(f"| `{exercise_id}` | {titles[exercise_id]} | {visible} | {hidden} |"
+                     for exercise_id, visible, hidden in written)
+    return f"""# Exercises
+
+| id | title | visible tests | hidden tests (run at grading time) |
+| --- | --- | --- | --- |
+{rows}
+
+```bash
+grader list --exercises exercises
+grader show ID --exercises exercises        # the statement and the visible tests
+grader start ID --exercises exercises       # writes ID.py from the starter code
+grader hint ID --exercises exercises        # the next hint
+grader check ID ID.py --exercises exercises # runs the visible tests; hidden tests run at grading time
+```
+"""

@@ -1,0 +1,124 @@
+"""Expected values and checkers: the reference (or the predict snippet) confirms every written `expect`, and
+every test's checker must refuse junk answers."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from grader.checkers import CHECKERS, judge_lines, show, typed
+from grader.expected import ExpectationError, expected_values, primary_reference
+from grader.model import MISSING, Exercise, Kind, Test
+
+
+def produced_values(exercise: Exercise) -> dict[str, object]:
+    """What the source of truth gives for every test, written `expect` or not (computed once, cached by
+    content through grader.expected). Raises ExpectationError when the reference cannot produce them."""
+    unwritten = tuple(replace(test, expect=MISSING) for test in exercise.tests)
+    return expected_values(replace(exercise, tests=unwritten))
+
+
+def expectation_failures(exercise: Exercise, produced: dict[str, object]) -> list[str]:
+    """One line per written `expect` that the source of truth contradicts, judged by the test's checker."""
+    truth = ("the snippet prints" if exercise.kind == Kind.PREDICT
+             else f"the reference {_name(exercise)} gives")
+    failures = []
+    for test in exercise.tests:
+        if test.expect is MISSING:
+            continue
+        check = CHECKERS[test.checker.name](test.expect, produced[test.name], **dict(test.checker.args))
+        if not check.passed:
+            what = "the predict answer" if exercise.kind == Kind.PREDICT else "the written expect"
+            failures.append(f"test '{test.name}' (line {test.line}): {what} is wrong: the spec says "
+                            f"{_shown(test.expect)} but {truth} {_shown(produced[test.name])} "
+                            f"({check.feedback}); fix the spec, or leave 'expect' out to use the reference")
+    return failures
+
+
+def _name(exercise: Exercise) -> str:
+    reference = primary_reference(exercise)
+    return f"accepted/{reference.name}" if reference else "(none)"
+
+
+def _shown(value: object) -> str:
+    return show(value, 60)
+
+
+# ---------------------------------------------------------------- checker sanity
+class AlwaysEqual:
+    """A returned object that claims to equal anything: a checker that trusts == would pass it."""
+
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    def __ne__(self, other: object) -> bool:
+        return False
+
+    def __hash__(self) -> int:
+        return 0
+
+    def __repr__(self) -> str:
+        return "AlwaysEqual()"
+
+
+def junk_answers(test: Test, kind: Kind, expected: object) -> list[tuple[str, object]]:
+    """Answers no checker may accept, with a label for each; the ones equal to `expected` are left out."""
+    if test.compare == "output" or kind != Kind.FUNCTION:
+        if not judge_lines(str(expected)):  # the test expects no output: a different text must fail
+            return [("unrelated text", "junk\n")]
+        junk: list[tuple[str, object]] = [("empty output", ""), ("the text None", "None\n")]
+        return [(label, text) for label, text in junk if judge_lines(str(text)) != judge_lines(str(expected))]
+    junk = [("None", None), (f"a {type(wrong_type(expected)).__name__} instead of a "
+                             f"{type(expected).__name__}", wrong_type(expected)),
+            ("an object whose __eq__ is always True", AlwaysEqual())]
+    if isinstance(expected, (list, tuple)) and expected:
+        junk.append(("a list of objects whose __eq__ is always True", type(expected)(AlwaysEqual() for _ in expected)))
+    return [(label, value) for label, value in junk if not _same(value, expected)]
+
+
+def wrong_type(expected: object) -> object:
+    """The expected value in another type, e.g. '2680' for 2680, a tuple for a list, 1 for True."""
+    if isinstance(expected, bool):
+        return int(expected)
+    if isinstance(expected, (int, float)):
+        return str(expected)
+    if isinstance(expected, str):
+        return [expected]
+    if isinstance(expected, list):
+        return tuple(expected)
+    if isinstance(expected, tuple):
+        return list(expected)
+    if isinstance(expected, (set, frozenset)):
+        return sorted(expected, key=repr)
+    if isinstance(expected, dict):
+        return list(expected.items())
+    return "None" if expected is None else repr(expected)
+
+
+def _same(value: object, expected: object) -> bool:
+    try:
+        return bool(typed(value) == typed(expected))
+    except TypeError:
+        return False
+
+
+def checker_failures(exercise: Exercise, expected: dict[str, object]) -> list[str]:
+    """One line per (checker, junk answer) that a checker accepts or crashes on, naming the first test."""
+    failures: dict[tuple[str, str], str] = {}
+    for test in exercise.tests:
+        if test.name not in expected:
+            continue
+        checker = CHECKERS[test.checker.name]
+        for label, junk in junk_answers(test, exercise.kind, expected[test.name]):
+            key = (test.checker.name, label)
+            if key in failures:
+                continue
+            try:
+                check = checker(expected[test.name], junk, **dict(test.checker.args))
+            except Exception as error:  # noqa: BLE001 - a checker that raises is the finding
+                failures[key] = (f"checker '{test.checker.name}' raised {type(error).__name__}: {error} on "
+                                 f"{label} (test '{test.name}'); a checker must return a CheckResult")
+                continue
+            if check.passed:
+                failures[key] = (f"checker '{test.checker.name}' accepts {label} as the answer to test "
+                                 f"'{test.name}': it must compare the value, its type included")
+    return list(failures.values())

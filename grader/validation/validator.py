@@ -1,0 +1,81 @@
+"""Validate one exercise: its references, its expectations, its checkers and its time limits."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+from grader.calibration import CalibrationError, apply, calibrate
+from grader.course import Course
+from grader.expected import ExpectationError
+from grader.model import MISSING, Exercise, Kind
+from grader.validation.expectations import checker_failures, expectation_failures, produced_values
+from grader.validation.references import ACCEPTED, TooSlowRun, check_reference, find_references
+from grader.validation.results import ExerciseValidation
+from grader.validation.timing import timing_rows
+
+PLACEHOLDER = "TODO"  # what `grader new` leaves in the title and statement for the instructor to replace
+
+
+def validate_exercise(course: Course, exercise_id: str, *, recalibrate: bool = False) -> ExerciseValidation:
+    """Every check of `grader validate` on one exercise. A broken spec raises SpecError before anything runs."""
+    started = time.monotonic()
+    written = course.load_as_written(exercise_id)
+    result = ExerciseValidation(written)
+    for where, text in (("title", written.title), ("statement", written.statement)):
+        if PLACEHOLDER in text:
+            result.fail(f"the {where} still says {PLACEHOLDER}: write it")
+    references, problems = find_references(written)
+    result.failures += problems
+    accepted = [r for r in references if r.folder == ACCEPTED]
+    if written.kind != Kind.PREDICT and not accepted:
+        result.fail(f"no accepted reference in {written.reference_dir / ACCEPTED}: add at least one solution "
+                    f"(a plain one and a fast one)")
+    exercise = written
+    if accepted and written.kind != Kind.PREDICT:
+        try:
+            result.calibration = calibrate(written, force=recalibrate)
+        except CalibrationError as error:
+            result.fail(f"cannot set the time limits: {error}")
+        if result.calibration is not None:
+            exercise = apply(written, result.calibration)
+    # Every test shown in full while validating: a hidden test's feedback is the instructor's to read.
+    shown = replace(exercise, tests=tuple(replace(t, hidden=False) for t in exercise.tests))
+    _check_expectations(shown, result)
+    too_slow: list[TooSlowRun] = []
+    for reference in references:
+        check, runs = check_reference(course, shown, reference)
+        result.references.append(check)
+        too_slow += runs
+        if not check.ok:
+            result.fail(f"{reference.folder}/{reference.path.name}: {check.reason}")
+    result.timing = timing_rows(shown, result.calibration, result.references, too_slow)
+    result.failures += [f"test '{row.test}': {row.reason}" for row in result.timing if not row.ok]
+    result.notes += _notes(written, [r.folder for r in references])
+    result.seconds = time.monotonic() - started
+    return result
+
+
+def _check_expectations(exercise: Exercise, result: ExerciseValidation) -> None:
+    try:
+        produced = produced_values(exercise)
+    except ExpectationError as error:
+        result.fail(f"the expected values cannot be produced: {error}")
+        return
+    result.failures += expectation_failures(exercise, produced)
+    expected = {t.name: produced[t.name] if t.expect is MISSING else t.expect for t in exercise.tests}
+    result.failures += checker_failures(exercise, expected)
+
+
+def _notes(exercise: Exercise, folders: list[str]) -> list[str]:
+    """What is missing without being wrong: each is worth a reference of its own."""
+    if exercise.kind == Kind.PREDICT:
+        return [] if "wrong_answer" in folders else ["no wrong_answer reference: add the answers students get wrong"]
+    notes = []
+    if folders.count(ACCEPTED) == 1:
+        notes.append("one accepted reference: add a second style (a plain one and a fast one)")
+    if "wrong_answer" not in folders:
+        notes.append("no wrong_answer reference: add the mistakes the tests must catch")
+    if any(t.big for t in exercise.tests) and "timeout" not in folders:
+        notes.append("big tests but no timeout reference: nothing shows the limit stops a slow solution")
+    return notes
