@@ -1,0 +1,128 @@
+"""The class's results as the outputs and the summary read them: rebuilt from the database alone."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, replace
+from pathlib import PurePosixPath
+
+from grader.batch.store import ExerciseRow, Store
+from grader.model import Report, Verdict
+
+BINS = 10
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One student's result for one exercise."""
+
+    student: str
+    exercise: str
+    file: str | None  # relative to the submissions folder; None when missing
+    submission_hash: str
+    report: Report
+    cpu_seconds: float
+    wall_seconds: float
+    run_id: int
+
+    @property
+    def verdict(self) -> Verdict:
+        return self.report.verdict
+
+    @property
+    def score(self) -> float:
+        return self.report.score
+
+
+@dataclass(frozen=True)
+class Gradebook:
+    grader_version: str
+    exercises: list[ExerciseRow]
+    students: list[str]
+    cells: dict[tuple[str, str], Cell]
+
+    @classmethod
+    def load(cls, store: Store) -> Gradebook:
+        gradings = store.gradings()
+        cells: dict[tuple[str, str], Cell] = {}
+        students: list[str] = []
+        version = "unknown"
+        for row in store.submissions():
+            if not students or students[-1] != row.student:
+                students.append(row.student)
+            stored = gradings.get(row.key)
+            if stored is None:
+                continue  # not graded yet (an interrupted run): absent, never guessed
+            version = row.key.grader
+            label = f"{row.student}/{PurePosixPath(row.file).name}" if row.file else f"{row.student}/-"
+            report = replace(stored.report, submission=label)
+            cells[(row.student, row.exercise)] = Cell(row.student, row.exercise, row.file, row.key.submission,
+                                                      report, stored.cpu_seconds, stored.wall_seconds, stored.run_id)
+        return cls(version, store.exercises(), students, cells)
+
+    @property
+    def max_total(self) -> float:
+        return sum(e.max_score for e in self.exercises)
+
+    def row(self, student: str) -> list[Cell | None]:
+        return [self.cells.get((student, e.id)) for e in self.exercises]
+
+    def total(self, student: str) -> float:
+        return sum(cell.score for cell in self.row(student) if cell is not None)
+
+    def complete(self) -> bool:
+        return len(self.cells) == len(self.students) * len(self.exercises)
+
+
+def points(value: float) -> str:
+    """2 for 2.0, 2.5 for 2.5: as the terminal report writes points."""
+    return f"{value:g}"
+
+
+def file_name_for(student: str) -> str:
+    """A safe file name for a student's own output; a name we had to change gets a digest to stay unique."""
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", student).lstrip(".") or "_"
+    if safe != student:
+        safe += "-" + hashlib.sha256(student.encode()).hexdigest()[:8]
+    return safe
+
+
+@dataclass(frozen=True)
+class Bin:
+    label: str
+    count: int
+
+
+@dataclass(frozen=True)
+class PassRate:
+    exercise: str
+    test: str
+    passed: int
+    handed_in: int
+
+    @property
+    def rate(self) -> float:
+        return self.passed / self.handed_in if self.handed_in else 0.0
+
+
+def histogram(book: Gradebook) -> list[Bin]:
+    """Students by total score, in tenths of the maximum (the last bin holds full marks too)."""
+    counts = [0] * BINS
+    for student in book.students:
+        share = book.total(student) / book.max_total if book.max_total else 0.0
+        counts[min(int(share * BINS), BINS - 1)] += 1
+    width = 100 // BINS
+    return [Bin(f"{i * width}–{(i + 1) * width}%", count) for i, count in enumerate(counts)]
+
+
+def pass_rates(book: Gradebook) -> list[PassRate]:
+    """Per test, among the students who handed the exercise in."""
+    rates = []
+    for exercise in book.exercises:
+        cells = [c for s in book.students if (c := book.cells.get((s, exercise.id))) and c.file is not None]
+        for position, test in enumerate(exercise.tests):
+            passed = sum(1 for c in cells if position < len(c.report.outcomes)
+                         and c.report.outcomes[position].verdict == Verdict.PASSED)
+            rates.append(PassRate(exercise.id, str(test["name"]), passed, len(cells)))
+    return rates

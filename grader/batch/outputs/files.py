@@ -1,0 +1,30 @@
+"""Outputs replace their previous version whole: a reader never sees half a file or a stale student."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+
+def write_atomic(path: Path, text: str) -> Path:
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temporary.write_text(text, encoding="utf-8")
+    temporary.replace(path)
+    return path
+
+
+@contextmanager
+def swapped_folder(final: Path) -> Iterator[Path]:
+    """A new folder to fill; on success it takes the place of `final` (so students gone since vanish)."""
+    building, old = final.with_name(final.name + ".new"), final.with_name(final.name + ".old")
+    for leftover in (building, old):
+        shutil.rmtree(leftover, ignore_errors=True)
+    building.mkdir(parents=True)
+    yield building
+    if final.exists():
+        final.rename(old)
+    building.rename(final)
+    shutil.rmtree(old, ignore_errors=True)

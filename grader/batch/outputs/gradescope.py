@@ -1,0 +1,68 @@
+"""gradescope/<student>/results.json, in Gradescope's documented autograder schema (score, tests with
+name, score, max_score, status, visibility, output). Hidden tests become `after_published`: the student
+sees them once grades are published, and their output never holds the test's input or answer."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from grader.batch.gradebook import Gradebook, file_name_for, points
+from grader.batch.outputs.files import swapped_folder, write_atomic
+from grader.model import Outcome, Verdict
+
+FOLDER = "gradescope"
+
+
+def results(book: Gradebook, student: str) -> dict[str, object]:
+    tests: list[dict[str, object]] = []
+    lines = []
+    wall = 0.0
+    for number, (exercise, cell) in enumerate(zip(book.exercises, book.row(student), strict=True), start=1):
+        if cell is None:
+            continue
+        wall += cell.wall_seconds
+        lines.append(f"{exercise.id}: {points(cell.score)}/{points(cell.report.max_score)} ({cell.verdict})")
+        for position, outcome in enumerate(cell.report.outcomes, start=1):
+            tests.append({
+                "name": f"{exercise.id}: {outcome.test}",
+                "number": f"{number}.{position}",
+                "score": outcome.points,
+                "max_score": outcome.max_points,
+                "status": "passed" if outcome.verdict == Verdict.PASSED else "failed",
+                "visibility": "after_published" if outcome.hidden else "visible",
+                "output": _output(outcome),
+                "tags": [exercise.id],
+            })
+    total = book.total(student)
+    return {
+        "score": total,
+        "execution_time": round(wall),
+        "output": f"Score {points(total)}/{points(book.max_total)}\n" + "\n".join(lines),
+        "stdout_visibility": "hidden",
+        "tests": tests,
+        "extra_data": {"grader_version": book.grader_version, "student": student},
+    }
+
+
+def _output(outcome: Outcome) -> str:
+    parts = [str(outcome.verdict) + (f": {outcome.feedback}" if outcome.feedback else "")]
+    if not outcome.hidden and outcome.verdict == Verdict.WRONG_ANSWER:
+        if outcome.expected is not None:
+            parts.append(f"expected:\n{outcome.expected}")
+        if outcome.actual is not None:
+            parts.append(f"actual:\n{outcome.actual}")
+    if not outcome.hidden and outcome.details:
+        parts.append(outcome.details)
+    return "\n".join(parts)
+
+
+def write(book: Gradebook, out: Path) -> list[Path]:
+    with swapped_folder(out / FOLDER) as folder:
+        for student in book.students:
+            own = folder / file_name_for(student)
+            own.mkdir()
+            write_atomic(own / "results.json", json.dumps(results(book, student), indent=1, ensure_ascii=True))
+    return [out / FOLDER]
+
+

@@ -1,0 +1,81 @@
+"""junit.xml: one <testsuite> per student, one <testcase> per test of each exercise, in the common JUnit
+schema CI tools read: a wrong answer (or a missing file, or a rule broken) is a <failure>, a program that
+crashed, timed out or could not run is an <error>, a skipped test is <skipped>."""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from grader.batch.gradebook import Gradebook, points
+from grader.batch.outputs.files import write_atomic
+from grader.model import Outcome, Verdict
+
+FILE = "junit.xml"
+FAILURES = {Verdict.WRONG_ANSWER, Verdict.MISSING, Verdict.RULE_VIOLATION}
+# XML 1.0 cannot carry these characters at all, escaped or not: student output shows them as \xNN.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+
+
+def xml_text(text: str) -> str:
+    return _NOT_XML.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def element(book: Gradebook) -> ET.Element:
+    root = ET.Element("testsuites", name="grader batch")
+    totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+    seconds = 0.0
+    for student in book.students:
+        suite = ET.SubElement(root, "testsuite", name=xml_text(student))
+        counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+        properties = ET.SubElement(suite, "properties")
+        ET.SubElement(properties, "property", name="total", value=points(book.total(student)))
+        ET.SubElement(properties, "property", name="max_total", value=points(book.max_total))
+        suite_seconds = 0.0
+        for cell in book.row(student):
+            if cell is None:
+                continue
+            for outcome in cell.report.outcomes:
+                case = ET.SubElement(suite, "testcase", classname=xml_text(f"{student}.{cell.exercise}"),
+                                     name=xml_text(outcome.test), time=f"{outcome.cpu_seconds:.3f}")
+                suite_seconds += outcome.cpu_seconds
+                counts["tests"] += 1
+                kind = _child(outcome)
+                if kind:
+                    counts[{"failure": "failures", "error": "errors", "skipped": "skipped"}[kind]] += 1
+                    problem = ET.SubElement(case, kind, message=xml_text(outcome.feedback or str(outcome.verdict)),
+                                            type=str(outcome.verdict))
+                    problem.text = xml_text(_body(outcome))
+        suite.attrib.update({name: str(count) for name, count in counts.items()}, time=f"{suite_seconds:.3f}")
+        for name in totals:
+            totals[name] += counts[name]
+        seconds += suite_seconds
+    root.attrib.update({name: str(count) for name, count in totals.items()}, time=f"{seconds:.3f}")
+    return root
+
+
+def _child(outcome: Outcome) -> str:
+    if outcome.verdict == Verdict.PASSED:
+        return ""
+    if outcome.verdict == Verdict.SKIPPED:
+        return "skipped"
+    return "failure" if outcome.verdict in FAILURES else "error"
+
+
+def _body(outcome: Outcome) -> str:
+    if outcome.hidden:
+        return ""  # a hidden test shows its name and verdict, nothing computed from its input
+    parts = []
+    if outcome.expected is not None and outcome.verdict == Verdict.WRONG_ANSWER:
+        parts += [f"expected:\n{outcome.expected}", f"actual:\n{outcome.actual or ''}"]
+    if outcome.details:
+        parts.append(outcome.details)
+    return "\n".join(parts)
+
+
+def write(book: Gradebook, out: Path) -> list[Path]:
+    tree = element(book)
+    ET.indent(tree)
+    text = ET.tostring(tree, encoding="unicode", xml_declaration=False)
+    return [write_atomic(out / FILE, '<?xml version="1.0" encoding="utf-8"?>\n' + text + "\n")]

@@ -1,0 +1,171 @@
+"""A batch from start to end: find the class, plan the work, grade what the database does not hold yet (as
+results arrive, each is stored at once), then write the outputs from the database."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import time
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from rich.console import Console
+
+from grader.batch.cluster import DaskRunner
+from grader.batch.discover import ClassFolder, NameRule, discover
+from grader.batch.gradebook import Gradebook
+from grader.batch.outputs import OUTPUTS
+from grader.batch.plan import Plan, make_plan
+from grader.batch.pool import LocalPool
+from grader.batch.progress import BatchProgress
+from grader.batch.store import Store
+from grader.batch.work import Graded, Job
+from grader.course import Course
+from grader.errors import UsageError
+from grader.model import Exercise, Verdict
+
+DATABASE = "results.sqlite"
+
+
+class Runner(Protocol):
+    def describe(self) -> str: ...
+    def results(self, jobs: list[Job]) -> Iterator[Graded]: ...
+    def close(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class Options:
+    submissions: Path
+    exercises: Path | None = None  # the exercises folder; None: the bundled one
+    out: Path = Path("grader-out")
+    workers: int = 1
+    cluster: str | None = None  # tcp://HOST:PORT or local:N
+    rule: NameRule = field(default_factory=NameRule)
+    only: tuple[str, ...] = ()  # exercise ids; empty: every exercise some student handed in
+    outputs: tuple[str, ...] = tuple(OUTPUTS)
+    run_all: bool = False
+    regrade: bool = False
+
+
+@dataclass
+class Tally:
+    """What this run did, in student submissions (student x exercise) unless said otherwise."""
+
+    submissions: int = 0
+    reused: int = 0  # already in the database
+    done: int = 0  # graded (or settled without running) during this run
+    gradings: int = 0  # distinct submissions run in the sandbox during this run
+    pending: int = 0  # distinct submissions still to run
+    runner: str = ""
+    wall_seconds: float = 0.0
+    completed: bool = False
+
+
+class Batch:
+    def __init__(self, options: Options) -> None:
+        self.options = options
+        self.tally = Tally()
+        self.course = Course.at(options.exercises)
+        self.folder: ClassFolder | None = None
+        self.plan: Plan | None = None
+        self.store: Store | None = None
+        self._lock: int | None = None
+
+    # ------------------------------------------------------------ before grading
+    def prepare(self) -> None:
+        options = self.options
+        exercises = self.course.load_all()
+        self.folder = discover(options.submissions, exercises, options.rule)
+        chosen = self._choose(exercises, self.folder)
+        self._take_output_folder()
+        private = self.course.private_paths(options.submissions.resolve(), options.out.resolve())
+        self.plan = make_plan(self.folder, chosen, run_all=options.run_all, private_paths=private)
+        self.store = Store(options.out / DATABASE)
+        if options.regrade:
+            self.store.forget({row.key for row in self.plan.rows})
+        self.store.begin_run(self._runner_description(), self.plan.exercise_rows, self.plan.rows)
+
+    def _choose(self, exercises: list[Exercise], folder: ClassFolder) -> list[Exercise]:
+        if self.options.only:
+            for exercise_id in self.options.only:
+                self.course.path_of(exercise_id)  # a usage error, with a "did you mean", for a typo
+            return [e for e in exercises if e.id in self.options.only]
+        handed_in = folder.handed_in()
+        if not handed_in:
+            raise UsageError(f"no file in the student folders of {folder.root} answers an exercise of "
+                             f"{self.course.exercises_dir} (files are named <exercise-id>.py, or see --match)")
+        return [e for e in exercises if e.id in handed_in]
+
+    def _take_output_folder(self) -> None:
+        out = self.options.out
+        if out.exists() and not out.is_dir():
+            raise UsageError(f"--out {out} is a file, not a folder")
+        out.mkdir(parents=True, exist_ok=True)
+        self._lock = os.open(out / ".lock", os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise UsageError(f"another grader batch is writing to {out}; wait for it or choose another --out") \
+                from None
+
+    def _runner_description(self) -> str:
+        return f"cluster {self.options.cluster}" if self.options.cluster else f"{self.options.workers} local"
+
+    # ------------------------------------------------------------ grading
+    def grade(self, progress: Console | None) -> None:
+        """Grade every submission the database does not hold; stop cleanly (and resumably) on Ctrl-C."""
+        assert self.plan is not None and self.store is not None
+        plan, store, tally = self.plan, self.store, self.tally
+        started = time.monotonic()
+        stored = store.gradings()
+        tally.submissions = len(plan.rows)
+        tally.reused = sum(1 for row in plan.rows if row.key in stored)
+        counts: Counter[Verdict] = Counter(stored[row.key].report.verdict for row in plan.rows if row.key in stored)
+        sharing = plan.students_of()
+        for key, report in plan.settled.items():  # missing and unreadable files: nothing to run
+            if key not in stored and store.save(Graded(key, report, 0.0, 0.0, "-")):
+                counts[report.verdict] += sharing[key]
+                tally.done += sharing[key]
+        jobs = [job for key, job in plan.jobs.items() if key not in stored]
+        tally.pending = len(jobs)
+        runner: Runner | None = None
+        view = BatchProgress(progress or Console(quiet=True), tally.submissions, tally.reused + tally.done, counts)
+        try:
+            with view:
+                if jobs:
+                    runner = DaskRunner(self.options.cluster) if self.options.cluster else LocalPool(
+                        min(self.options.workers, len(jobs)))
+                    tally.runner = runner.describe()
+                    for graded in runner.results(jobs):
+                        store.save(graded)
+                        tally.gradings += 1
+                        tally.pending -= 1
+                        tally.done += sharing[graded.key]
+                        view.advance(graded.report.verdict, sharing[graded.key])
+            tally.completed = True
+        finally:
+            if runner is not None:
+                runner.close()
+            tally.wall_seconds = time.monotonic() - started
+            store.finish_run(tally.gradings, tally.completed)
+
+    # ------------------------------------------------------------ after grading
+    def gradebook(self) -> Gradebook:
+        assert self.store is not None
+        return Gradebook.load(self.store)
+
+    def write_outputs(self, book: Gradebook) -> list[Path]:
+        written: list[Path] = []
+        for name in self.options.outputs:
+            written += OUTPUTS[name](book, self.options.out)
+        return written
+
+    def close(self) -> None:
+        if self.store is not None:
+            self.store.close()
+        if self._lock is not None:
+            os.close(self._lock)
+            self._lock = None

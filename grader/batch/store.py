@@ -1,0 +1,197 @@
+"""The batch's SQLite database: every grading as it arrives, so a killed batch resumes where it stopped.
+
+Only the main process writes. Each grading (its summary row and one row per test) is one transaction, so
+a kill at any moment leaves it either whole or absent; primary keys make a duplicate impossible.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader.batch.work import Graded, GradingKey
+from grader.errors import UsageError
+from grader.model import Outcome, Report, Verdict
+
+SCHEMA_VERSION = "1"
+KEY = "submission_hash, exercise_hash, grader_version, run_all"
+SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS runs (            -- one row per `grader batch` invocation
+    run_id INTEGER PRIMARY KEY, started_at REAL NOT NULL, finished_at REAL, workers TEXT NOT NULL,
+    graded INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE IF NOT EXISTS exercises (       -- the exercises of the latest run
+    exercise TEXT PRIMARY KEY, title TEXT NOT NULL, kind TEXT NOT NULL, exercise_hash TEXT NOT NULL,
+    max_score REAL NOT NULL, tests TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS submissions (     -- the class of the latest run: student x exercise -> grading
+    student TEXT NOT NULL, exercise TEXT NOT NULL, file TEXT,
+    submission_hash TEXT NOT NULL, exercise_hash TEXT NOT NULL, grader_version TEXT NOT NULL,
+    run_all INTEGER NOT NULL, PRIMARY KEY (student, exercise));
+CREATE TABLE IF NOT EXISTS gradings (        -- one per distinct submission text x exercise x grader
+    submission_hash TEXT NOT NULL, exercise_hash TEXT NOT NULL, grader_version TEXT NOT NULL,
+    run_all INTEGER NOT NULL, exercise TEXT NOT NULL, label TEXT NOT NULL, verdict TEXT NOT NULL,
+    score REAL NOT NULL, max_score REAL NOT NULL, cpu_seconds REAL NOT NULL, wall_seconds REAL NOT NULL,
+    isolation TEXT NOT NULL, worker TEXT NOT NULL, run_id INTEGER NOT NULL, graded_at REAL NOT NULL,
+    PRIMARY KEY ({KEY}));
+CREATE TABLE IF NOT EXISTS outcomes (        -- one row per graded submission x test
+    submission_hash TEXT NOT NULL, exercise_hash TEXT NOT NULL, grader_version TEXT NOT NULL,
+    run_all INTEGER NOT NULL, position INTEGER NOT NULL, test TEXT NOT NULL, verdict TEXT NOT NULL,
+    points REAL NOT NULL, max_points REAL NOT NULL, hidden INTEGER NOT NULL, big INTEGER NOT NULL,
+    feedback TEXT NOT NULL, details TEXT NOT NULL, expected TEXT, actual TEXT, cpu_seconds REAL NOT NULL,
+    limit_seconds REAL NOT NULL, PRIMARY KEY ({KEY}, position),
+    FOREIGN KEY ({KEY}) REFERENCES gradings ({KEY}));
+CREATE VIEW IF NOT EXISTS results AS         -- the class's results: one row per student x exercise x test
+    SELECT s.student, s.exercise, s.file, o.* FROM submissions s JOIN outcomes o USING ({KEY});
+"""
+
+
+@dataclass(frozen=True)
+class ExerciseRow:
+    id: str
+    title: str
+    kind: str
+    digest: str  # the exercise part of the grading key
+    max_score: float
+    tests: list[dict[str, object]]  # name, points, hidden, big: enough to write a gradebook for absent files
+
+
+@dataclass(frozen=True)
+class SubmissionRow:
+    student: str
+    exercise: str
+    file: str | None  # relative to the submissions folder; None when missing
+    key: GradingKey
+
+
+@dataclass(frozen=True)
+class StoredGrading:
+    report: Report
+    cpu_seconds: float
+    wall_seconds: float
+    run_id: int
+
+
+class Store:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        # isolation_level=None: transactions are explicit (BEGIN ... COMMIT), never implied.
+        self.db = sqlite3.connect(path, isolation_level=None)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL survives a killed process, fsyncs less
+        self.db.execute("PRAGMA foreign_keys=ON")
+        with self.transaction():
+            for statement in SCHEMA.split(";"):
+                if statement.strip():
+                    self.db.execute(statement)
+            found = self.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+            if found is None:
+                self.db.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
+            elif found[0] != SCHEMA_VERSION:
+                raise UsageError(f"{path} was written by another version of grader batch (schema {found[0]}); "
+                                 f"choose a new --out folder")
+        self.run_id = 0
+
+    def transaction(self) -> _Transaction:
+        return _Transaction(self.db)
+
+    def close(self) -> None:
+        self.db.close()
+
+    # ------------------------------------------------------------ a run
+    def begin_run(self, workers: str, exercises: Iterable[ExerciseRow], rows: Iterable[SubmissionRow]) -> None:
+        """Record this run and replace the class (students, files, exercises) with what is on disk now."""
+        with self.transaction():
+            cursor = self.db.execute("INSERT INTO runs (started_at, workers) VALUES (?, ?)", (time.time(), workers))
+            self.run_id = int(cursor.lastrowid or 0)
+            self.db.execute("DELETE FROM exercises")
+            self.db.executemany("INSERT INTO exercises VALUES (?, ?, ?, ?, ?, ?)",
+                                [(e.id, e.title, e.kind, e.digest, e.max_score, json.dumps(e.tests))
+                                 for e in exercises])
+            self.db.execute("DELETE FROM submissions")
+            self.db.executemany("INSERT INTO submissions VALUES (?, ?, ?, ?, ?, ?, ?)",
+                                [(r.student, r.exercise, r.file, *_key(r.key)) for r in rows])
+
+    def finish_run(self, graded: int, completed: bool) -> None:
+        with self.transaction():
+            self.db.execute("UPDATE runs SET graded = ?, finished_at = ? WHERE run_id = ?",
+                            (graded, time.time() if completed else None, self.run_id))
+
+    def forget(self, keys: Iterable[GradingKey]) -> None:
+        """Drop these gradings (--regrade), so that they are graded again."""
+        with self.transaction():
+            for key in keys:
+                where = "submission_hash=? AND exercise_hash=? AND grader_version=? AND run_all=?"
+                self.db.execute(f"DELETE FROM outcomes WHERE {where}", _key(key))
+                self.db.execute(f"DELETE FROM gradings WHERE {where}", _key(key))
+
+    def save(self, graded: Graded) -> bool:
+        """Store one grading whole; False (and nothing written) when it is already there."""
+        report = graded.report
+        with self.transaction():
+            cursor = self.db.execute(
+                "INSERT OR IGNORE INTO gradings VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (*_key(graded.key), report.exercise, report.submission, str(report.verdict), report.score,
+                 report.max_score, graded.cpu_seconds, graded.wall_seconds, report.isolation, graded.worker,
+                 self.run_id, time.time()))
+            if cursor.rowcount == 0:
+                return False
+            self.db.executemany(
+                "INSERT INTO outcomes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(*_key(graded.key), position, o.test, str(o.verdict), o.points, o.max_points, int(o.hidden),
+                  int(o.big), o.feedback, o.details, o.expected, o.actual, o.cpu_seconds, o.limit_seconds)
+                 for position, o in enumerate(report.outcomes)])
+        return True
+
+    # ------------------------------------------------------------ reading back
+    def exercises(self) -> list[ExerciseRow]:
+        rows = self.db.execute("SELECT * FROM exercises ORDER BY exercise")
+        return [ExerciseRow(i, title, kind, digest, max_score, json.loads(tests))
+                for i, title, kind, digest, max_score, tests in rows]
+
+    def submissions(self) -> list[SubmissionRow]:
+        rows = self.db.execute(f"SELECT student, exercise, file, {KEY} FROM submissions ORDER BY student, exercise")
+        return [SubmissionRow(student, exercise, file, GradingKey(s, e, g, bool(a)))
+                for student, exercise, file, s, e, g, a in rows]
+
+    def gradings(self) -> dict[GradingKey, StoredGrading]:
+        """Every grading the current class refers to, with its outcomes in test order."""
+        outcomes: dict[GradingKey, list[Outcome]] = {}
+        query = (f"SELECT {KEY}, test, verdict, points, max_points, hidden, big, feedback, details, expected, "
+                 f"actual, cpu_seconds, limit_seconds FROM outcomes WHERE ({KEY}) IN "
+                 f"(SELECT {KEY} FROM submissions) ORDER BY {KEY}, position")
+        for s, e, g, a, test, verdict, points, max_points, hidden, big, feedback, details, expected, actual, \
+                cpu, limit in self.db.execute(query):
+            outcomes.setdefault(GradingKey(s, e, g, bool(a)), []).append(Outcome(
+                test=test, verdict=Verdict(verdict), points=points, max_points=max_points, hidden=bool(hidden),
+                big=bool(big), feedback=feedback, details=details, expected=expected, actual=actual,
+                cpu_seconds=cpu, limit_seconds=limit))
+        found: dict[GradingKey, StoredGrading] = {}
+        query = (f"SELECT {KEY}, exercise, label, isolation, cpu_seconds, wall_seconds, run_id FROM gradings "
+                 f"WHERE ({KEY}) IN (SELECT {KEY} FROM submissions)")
+        for s, e, g, a, exercise, label, isolation, cpu, wall, run_id in self.db.execute(query):
+            key = GradingKey(s, e, g, bool(a))
+            report = Report(exercise, label, tuple(outcomes.get(key, [])), isolation)
+            found[key] = StoredGrading(report, cpu, wall, run_id)
+        return found
+
+
+def _key(key: GradingKey) -> tuple[str, str, str, int]:
+    return key.submission, key.exercise, key.grader, int(key.run_all)
+
+
+class _Transaction:
+    """BEGIN IMMEDIATE ... COMMIT, or ROLLBACK when the block raises (KeyboardInterrupt included)."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    def __enter__(self) -> sqlite3.Connection:
+        self.db.execute("BEGIN IMMEDIATE")
+        return self.db
+
+    def __exit__(self, kind: object, error: object, trace: object) -> None:
+        self.db.execute("COMMIT" if kind is None else "ROLLBACK")

@@ -1,0 +1,79 @@
+"""One unit of batch work, run in a worker process (local or Dask): a submission through `grade()`."""
+
+from __future__ import annotations
+
+import os
+import resource
+import socket
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader.grading import grade
+from grader.model import Exercise, Outcome, Report, Verdict
+
+
+@dataclass(frozen=True, slots=True)
+class GradingKey:
+    """What a grading depends on, and nothing else: identical submissions share one grading."""
+
+    submission: str  # sha256 of the text, or "missing", or "refused:..." / "unreadable:..." digests
+    exercise: str  # sha256 of the spec and its expected values
+    grader: str  # the grader's version
+    run_all: bool  # big tests run even after a small test failed
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    key: GradingKey
+    exercise: Exercise  # every test's `expect` filled in, so workers need no reference or cache
+    label: str  # student/file, as reports show it
+    text: str
+    private_paths: tuple[Path, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Graded:
+    key: GradingKey
+    report: Report
+    cpu_seconds: float  # CPU of the sandboxed processes, measured by the kernel (RUSAGE_CHILDREN)
+    wall_seconds: float
+    worker: str
+
+
+# A process holds one sandbox uid and kills every process of that uid after each test, so it must grade
+# one submission at a time, even in a Dask worker that was started with several threads.
+_ONE_AT_A_TIME = threading.Lock()
+
+
+def grade_job(job: Job) -> Graded:
+    with _ONE_AT_A_TIME:
+        started, before = time.monotonic(), _children_cpu()
+        try:
+            with tempfile.TemporaryDirectory(prefix="grader-batch-") as folder:
+                path = Path(folder) / "submission"
+                path.write_text(job.text, encoding="utf-8")
+                report = grade(job.exercise, path, run_all=job.key.run_all, label=job.label,
+                               private_paths=(*job.private_paths, Path(folder)))
+        except Exception as error:  # noqa: BLE001 - a grader bug on one submission must not stop the class
+            report = uniform_report(job.exercise, job.label, Verdict.GRADER_ERROR,
+                                    f"internal error while grading: {type(error).__name__}: {error}")
+        return Graded(job.key, report, _children_cpu() - before, time.monotonic() - started, worker_name())
+
+
+def uniform_report(exercise: Exercise, label: str, verdict: Verdict, feedback: str) -> Report:
+    """Every test with the same verdict: a missing file, a refused one, a worker that died."""
+    outcomes = tuple(Outcome(test=t.name, verdict=verdict, points=0.0, max_points=t.points, hidden=t.hidden,
+                             big=t.big, feedback=feedback) for t in exercise.tests)
+    return Report(exercise.id, label, outcomes)
+
+
+def worker_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime

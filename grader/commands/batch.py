@@ -1,0 +1,137 @@
+"""What a teaching assistant runs: `grader batch SUBMISSIONS_DIR`, a whole class into gradebooks."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from pathlib import Path
+from types import FrameType
+
+from rich.console import Console
+from rich.text import Text
+
+from grader.batch.cluster import check_address
+from grader.batch.discover import NameRule
+from grader.batch.outputs import OUTPUTS
+from grader.batch.pool import default_workers
+from grader.batch.session import Batch, Options
+from grader.batch.summary import summary
+from grader.model import Verdict
+
+EXIT_CODES = """exit status:
+  0    the batch completed (whatever the students scored)
+  1    the batch completed, but some submissions got grader_error: the grader's or a spec's fault
+  2    usage error (bad option, missing folder, unknown exercise)
+  3    an exercise spec is broken, or its reference cannot produce the expected values
+  4    internal error
+  130  interrupted (Ctrl-C or SIGTERM): run the same command again to finish; nothing graded is lost"""
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = subparsers.add_parser(
+        "batch", help="grade a whole class: one folder per student", epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Grade every student folder of SUBMISSIONS_DIR, in parallel, into a SQLite database "
+                    "and gradebooks. Stopped at any moment, the same command resumes where it stopped.")
+    parser.add_argument("submissions", metavar="SUBMISSIONS_DIR", type=Path, help="one sub-folder per student")
+    parser.add_argument("--exercises", metavar="DIR", type=Path, help="exercises folder (default: the bundled one)")
+    parser.add_argument("--out", metavar="DIR", type=Path, default=Path("grader-out"),
+                        help="output folder: database, gradebooks, reports (default: grader-out)")
+    parser.add_argument("--workers", metavar="N", type=_positive, default=None,
+                        help=f"local worker processes (default: one per core, {default_workers()} here)")
+    parser.add_argument("--cluster", metavar="ADDRESS", type=_address,
+                        help="grade on a Dask cluster: tcp://HOST:PORT, or local:N to start N local workers")
+    parser.add_argument("--match", metavar="TEMPLATE", action="append", default=None,
+                        help="file-name rule, repeatable: {id} is the exercise id (case, - _ . and spaces "
+                             "ignored), {ext} py (txt for predict), * and ? wildcards (default: {id}.{ext})")
+    parser.add_argument("--only", metavar="ID", action="append", default=None,
+                        help="grade only this exercise (repeatable; default: every exercise someone handed in)")
+    parser.add_argument("--outputs", metavar="LIST", type=_outputs, default=tuple(OUTPUTS),
+                        help=f"comma-separated, from {','.join(OUTPUTS)} (default: all)")
+    parser.add_argument("--all", action="store_true", help="run big tests even after a small test failed")
+    parser.add_argument("--regrade", action="store_true", help="grade everything again, ignoring stored results")
+    parser.set_defaults(run=run_batch, parser=parser)
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def _address(text: str) -> str:
+    try:
+        return check_address(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is neither tcp://HOST:PORT nor local:N (N >= 1)") from None
+
+
+def _outputs(text: str) -> tuple[str, ...]:
+    names = tuple(name.strip() for name in text.split(",") if name.strip())
+    unknown = [name for name in names if name not in OUTPUTS]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(f"unknown output {', '.join(unknown) or '(none)'}; "
+                                         f"choose from {', '.join(OUTPUTS)}")
+    return names
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt  # SIGTERM stops the batch as Ctrl-C does: cleanly, resumably
+
+
+def run_batch(args: argparse.Namespace) -> int:
+    if args.cluster and args.workers:
+        args.parser.error("--workers is for local runs; a --cluster has its own workers")
+    options = Options(
+        submissions=args.submissions, exercises=args.exercises, out=args.out,
+        workers=args.workers or default_workers(), cluster=args.cluster,
+        rule=NameRule(tuple(args.match)) if args.match else NameRule(), only=tuple(args.only or ()),
+        outputs=args.outputs, run_all=args.all, regrade=args.regrade)
+    out, err = Console(highlight=False, emoji=False), Console(stderr=True, highlight=False, emoji=False)
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    batch = Batch(options)
+    try:
+        batch.prepare()
+        _describe_class(batch, err)
+        try:
+            batch.grade(err)
+        except KeyboardInterrupt:
+            tally = batch.tally
+            err.print(f"interrupted: {tally.reused + tally.done} of {tally.submissions} submissions are graded "
+                      f"and stored in {options.out}; run the same command again to grade the rest")
+            return 130
+        book = batch.gradebook()
+        written = batch.write_outputs(book)
+    finally:
+        batch.close()
+        signal.signal(signal.SIGTERM, previous)
+    out.print(summary(book))
+    tally = batch.tally
+    out.print(Text(
+        f"{tally.submissions} submissions: {tally.reused} already in the database, {tally.done} graded now "
+        f"({tally.gradings} run in the sandbox{f' on {tally.runner}' if tally.runner else ''}) "
+        f"in {tally.wall_seconds:.1f} s", style="bold"))
+    for path in written:
+        out.print(f"wrote {path}")
+    errors = sum(1 for cell in book.cells.values() if cell.verdict == Verdict.GRADER_ERROR)
+    if errors:
+        err.print(f"{errors} submissions got grader_error (the grader's or a spec's fault, not the student's): "
+                  f"see {options.out / 'html' / 'index.html'} or the database")
+    return 1 if errors else 0
+
+
+def _describe_class(batch: Batch, err: Console) -> None:
+    folder, plan = batch.folder, batch.plan
+    assert folder is not None and plan is not None
+    err.print(f"{len(folder.students)} students x {len(plan.exercises)} exercises "
+              f"({', '.join(e.id for e in plan.exercises)}) from {folder.root}")
+    for label, items in (("not graded (no exercise matches the name; see --match)", folder.stray),
+                         ("not graded (another file of the folder was chosen)", folder.duplicates)):
+        if items:
+            shown = ", ".join(items[:8]) + (f" and {len(items) - 8} more" if len(items) > 8 else "")
+            err.print(Text(f"{len(items)} file{'s' if len(items) != 1 else ''} {label}: {shown}", style="yellow"))
