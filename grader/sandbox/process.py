@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import fcntl
 import marshal
 import os
 import resource
@@ -99,8 +100,11 @@ class Sandbox:
             os.mkdir(workdir, 0o700)
             if iso.uid is not None:
                 os.chown(workdir, iso.uid, iso.uid)
+        # Lift every source above the targets first: a pipe may already sit on fd 3 or 4, and dup2 onto
+        # itself would neither move it nor clear its close-on-exec flag.
         devnull = os.open("/dev/null", os.O_RDWR)
-        for target, source in ((0, devnull), (1, devnull), (2, devnull), (3, requests_r), (4, replies_w)):
+        sources = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10) for fd in (devnull, requests_r, replies_w)]
+        for target, source in ((0, sources[0]), (1, sources[0]), (2, sources[0]), (3, sources[1]), (4, sources[2])):
             os.dup2(source, target)
         os.closerange(5, 65536)
         if iso.landlock:
