@@ -29,6 +29,8 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def escape_controls(text: str) -> str:
+    # Lone surrogates (from a student's str) cannot be encoded for the terminal: show them as escapes too.
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
