@@ -93,17 +93,17 @@ class Calibration:
 
 
 # ---------------------------------------------------------------- what the spec says
-def read_spec_section(exercise: Exercise) -> tuple[Settings, WrittenLimits]:
-    """The spec's `calibration:` knobs and its written CPU limits, read from the YAML itself: the model
-    merges exercise and test limits, so it cannot tell a written limit from a default one."""
+def read_spec_section(path: Path) -> tuple[Settings, WrittenLimits]:
+    """The spec's `calibration:` knobs (SpecError if they are wrong) and its written CPU limits, read from the
+    YAML itself: the model merges exercise and test limits, so it cannot tell a written limit from a default."""
     try:
-        root = yaml.compose(exercise.path.read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
+        root = yaml.compose(path.read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
     except (OSError, yaml.YAMLError):  # the spec loader has already reported anything wrong here
         return Settings(), WrittenLimits()
     if not isinstance(root, yaml.MappingNode):
         return Settings(), WrittenLimits()
     keys = _pairs(root)
-    settings = _settings(exercise.path, keys.get("calibration"))
+    settings = _settings(path, keys.get("calibration"))
     exercise_cpu = _cpu(keys.get("limits"))
     tests: dict[str, float] = {}
     tests_node = keys.get("tests")
@@ -218,7 +218,7 @@ def cached_calibration(exercise: Exercise) -> Calibration | None:
     """The calibration of this exercise on this machine, if one was measured for its current content."""
     if exercise.kind == Kind.PREDICT or not accepted_references(exercise):
         return None
-    settings, written = read_spec_section(exercise)
+    settings, written = read_spec_section(exercise.path)
     return _read(calibration_key(exercise, settings, written))
 
 
@@ -263,7 +263,7 @@ def calibrate(exercise: Exercise, *, force: bool = False) -> Calibration | None:
     None for an exercise with nothing to time (a predict exercise)."""
     if exercise.kind == Kind.PREDICT:
         return None
-    settings, written = read_spec_section(exercise)
+    settings, written = read_spec_section(exercise.path)
     references = accepted_references(exercise)
     if not references:
         raise CalibrationError(f"no accepted reference in {exercise.reference_dir / 'accepted'} to time the tests with")

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from grader.checkers import judge_lines
 from grader.errors import GraderError, SpecError
-from grader.export import write_spec
+from grader.export import value_expect, write_spec
 from grader.spec import ID_PATTERN, load_exercise
 
 LESSON_KEYS = ("id", "slug", "title", "text", "task", "kind", "seed", "solution", "hints", "tests", "require",
@@ -247,7 +247,7 @@ def _spec_test(reader: _Reader, test: dict[str, object], where: str, function: b
         expect = reader.text(test, "expect", where)
         if function and returns:
             try:
-                spec["expect_literal"] = repr(ast.literal_eval(expect.strip()))
+                spec.update(value_expect(ast.literal_eval(expect.strip())))
             except (ValueError, SyntaxError):
                 reader.problem(f"{where}.expect", f"with 'returns' it must be a Python literal, not {expect!r}")
         else:

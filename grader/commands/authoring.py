@@ -69,12 +69,16 @@ def _load_as_written(course: Course, ids: list[str]) -> list[Exercise]:
     exercises: list[Exercise] = []
     problems: list[SpecProblem] = []
     for exercise_id in ids:
+        found: list[SpecProblem] = []
         try:
-            exercise = course.load_as_written(exercise_id)
-            read_spec_section(exercise)  # the `calibration:` section is checked here, not by the loader
-            exercises.append(exercise)
+            exercises.append(course.load_as_written(exercise_id))
         except SpecError as error:
-            problems += error.problems
+            found += error.problems
+        try:
+            read_spec_section(course.path_of(exercise_id))  # the `calibration:` section: the loader only allows it
+        except SpecError as error:
+            found += error.problems
+        problems += sorted(found, key=lambda p: (p.line, p.column))
     if problems:
         raise SpecError(problems)
     return exercises

@@ -85,9 +85,9 @@ def render_validation(validation: ExerciseValidation, console: Console) -> None:
         console.print()
         console.print(timing_table(validation.timing, validation.calibration))
     for note in validation.notes:
-        console.print(literal(f"note: {note}", "dim"))
+        console.print(literal(f"note: {note}", "dim"), soft_wrap=True)
     for failure in validation.failures:
-        console.print(literal(f"✗ {failure}", "red"))
+        console.print(literal(f"✗ {failure}", "red"), soft_wrap=True)  # one line each, for grep
     if validation.ok:
         console.print(Text(f"✓ {exercise.id} is valid ({validation.seconds:.1f} s)", style="bold green"))
     else:
@@ -99,7 +99,7 @@ def render_validation(validation: ExerciseValidation, console: Console) -> None:
 
 def render_summary(validations: list[ExerciseValidation], seconds: float, console: Console) -> None:
     table = Table(header_style="bold", title="grader validate", title_justify="left", title_style="bold")
-    for column in ("exercise", "result", "references", "timed tests", "time"):
+    for column in ("exercise", "result", "references", "time limits", "time"):
         table.add_column(column)
     for validation in validations:
         good = sum(check.ok for check in validation.references)
@@ -107,7 +107,7 @@ def render_summary(validations: list[ExerciseValidation], seconds: float, consol
         result = (Text("valid", style="bold green") if validation.ok
                   else Text(f"{len(validation.failures)} failures", style="bold red"))
         table.add_row(validation.exercise.id, result, f"{good}/{len(validation.references)} as expected",
-                      f"{timed_ok}/{len(validation.timing)} separated" if validation.timing else "-",
+                      f"{timed_ok}/{len(validation.timing)} ok" if validation.timing else "-",
                       f"{validation.seconds:.1f} s")
     console.print(table)
     console.print(Text(f"tests: {LEGEND}", style="dim"))
@@ -116,7 +116,8 @@ def render_summary(validations: list[ExerciseValidation], seconds: float, consol
         console.print(Text(f"✗ {len(failed)} of {len(validations)} exercises failed: {', '.join(failed)} "
                            f"({seconds:.1f} s)", style="bold red"))
     else:
-        console.print(Text(f"✓ all {len(validations)} exercises are valid ({seconds:.1f} s)", style="bold green"))
+        console.print(Text(f"✓ every exercise is valid ({len(validations)} of {len(validations)}, {seconds:.1f} s)",
+                           style="bold green"))
 
 
 def calibration_table(calibration: Calibration, big: set[str]) -> Table:

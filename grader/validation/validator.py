@@ -41,8 +41,10 @@ def validate_exercise(course: Course, exercise_id: str, *, recalibrate: bool = F
             exercise = apply(written, result.calibration)
     # Every test shown in full while validating: a hidden test's feedback is the instructor's to read.
     shown = replace(exercise, tests=tuple(replace(t, hidden=False) for t in exercise.tests))
-    _check_expectations(shown, result)
     too_slow: list[TooSlowRun] = []
+    if not _check_expectations(shown, result):
+        references = []  # every test would be a grader error: one line above says why
+        result.fail("references not graded: there is nothing to compare their answers with")
     for reference in references:
         check, runs = check_reference(course, shown, reference)
         result.references.append(check)
@@ -56,15 +58,17 @@ def validate_exercise(course: Course, exercise_id: str, *, recalibrate: bool = F
     return result
 
 
-def _check_expectations(exercise: Exercise, result: ExerciseValidation) -> None:
+def _check_expectations(exercise: Exercise, result: ExerciseValidation) -> bool:
+    """Written expectations confirmed and checkers sane; False when there are no expected values at all."""
     try:
         produced = produced_values(exercise)
     except ExpectationError as error:
         result.fail(f"the expected values cannot be produced: {error}")
-        return
+        return False
     result.failures += expectation_failures(exercise, produced)
     expected = {t.name: produced[t.name] if t.expect is MISSING else t.expect for t in exercise.tests}
     result.failures += checker_failures(exercise, expected)
+    return True
 
 
 def _notes(exercise: Exercise, folders: list[str]) -> list[str]:
