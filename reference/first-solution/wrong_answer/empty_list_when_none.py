@@ -1,0 +1,27 @@
+"""Returns [] instead of None when the board has no solution."""
+
+
+def first_solution(n):
+    queens = []
+    cols, downs, ups = set(), set(), set()
+
+    def extend(row):
+        if row == n:
+            return True
+        for col in range(n):
+            if col in cols or row - col in downs or row + col in ups:
+                continue
+            queens.append(col)
+            cols.add(col)
+            downs.add(row - col)
+            ups.add(row + col)
+            if extend(row + 1):
+                return True
+            queens.pop()
+            cols.remove(col)
+            downs.remove(row - col)
+            ups.remove(row + col)
+        return False
+
+    extend(0)
+    return queens

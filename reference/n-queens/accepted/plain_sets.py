@@ -1,0 +1,26 @@
+# `List` comes from the exercise's prelude, as on LeetCode: no import here.
+class Solution:
+    def solveNQueens(self, n: int) -> List[List[str]]:
+        boards = []
+        queens = []
+        cols, downs, ups = set(), set(), set()
+
+        def place(row: int) -> None:
+            if row == n:
+                boards.append(["." * c + "Q" + "." * (n - 1 - c) for c in queens])
+                return
+            for col in range(n):
+                if col in cols or row - col in downs or row + col in ups:
+                    continue
+                queens.append(col)
+                cols.add(col)
+                downs.add(row - col)
+                ups.add(row + col)
+                place(row + 1)
+                queens.pop()
+                cols.remove(col)
+                downs.remove(row - col)
+                ups.remove(row + col)
+
+        place(0)
+        return boards
