@@ -72,7 +72,8 @@ def run_show(args: argparse.Namespace) -> int:
     if exercise.starter:
         console.print(Text(f"Starter code (grader start {exercise.id}):", style="bold"))
         console.print(Syntax(exercise.starter, "python" if exercise.kind != Kind.PREDICT else "text"))
-    console.print(_visible_tests(exercise))
+    if exercise.kind != Kind.PREDICT:  # its only test is the answer itself
+        console.print(_visible_tests(exercise))
     limits = exercise.limits
     console.print(Text(f"Limits: {limits.cpu:g} s CPU per test, {limits.memory} MiB, output {limits.output} KiB. "
                        f"{sum(t.hidden for t in exercise.tests)} hidden tests run too.", style="dim"))
@@ -89,7 +90,7 @@ def _visible_tests(exercise: Exercise) -> Table:
     table.add_column("input")
     table.add_column("expected")
     for test in exercise.tests:
-        if test.hidden or exercise.kind == Kind.PREDICT:
+        if test.hidden:
             continue
         given = test.call if test.call is not None else (test.stdin or "")
         want = expected.get(test.name, "?")
