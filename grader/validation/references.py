@@ -83,8 +83,14 @@ def check_reference(course: Course, exercise: Exercise, reference: Reference) ->
 
 
 def _with_cpu_times(exercise: Exercise, factor: float) -> Exercise:
-    tests = tuple(replace(t, limits=replace(t.limits, cpu=round(t.limits.cpu * factor, 3))) for t in exercise.tests)
-    return replace(exercise, tests=tests)
+    """Every CPU limit times `factor`. The wall-clock backstop, unless the spec writes one, becomes 10 x the CPU
+    limit: on a busy machine the default (3 x + 2 s) can stop a CPU-bound run before its CPU time says anything."""
+    tests = []
+    for test in exercise.tests:
+        cpu = round(test.limits.cpu * factor, 3)
+        wall = test.limits.wall * factor if test.limits.wall is not None else 10 * cpu + 2
+        tests.append(replace(test, limits=replace(test.limits, cpu=cpu, wall=wall)))
+    return replace(exercise, tests=tuple(tests))
 
 
 def _too_slow_run(label: str, outcome: Outcome, limit: float) -> TooSlowRun:
