@@ -92,7 +92,9 @@ def run_batch(args: argparse.Namespace) -> int:
         workers=args.workers or default_workers(), cluster=args.cluster,
         rule=NameRule(tuple(args.match)) if args.match else NameRule(), only=tuple(args.only or ()),
         outputs=args.outputs, run_all=args.all, regrade=args.regrade)
-    out, err = Console(highlight=False, emoji=False), Console(stderr=True, highlight=False, emoji=False)
+    # soft_wrap: a log line stays one line (and greppable) when the output is not a terminal.
+    out = Console(highlight=False, emoji=False, soft_wrap=True)
+    err = Console(stderr=True, highlight=False, emoji=False, soft_wrap=True)
     previous = signal.signal(signal.SIGTERM, _interrupt)
     batch = Batch(options)
     try:

@@ -1,0 +1,22 @@
+"""A real Dask LocalCluster for the tests, in a process of its own (so the test process stays free of
+Dask's threads): prints the scheduler's address, then runs until its standard input closes."""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+from distributed import LocalCluster
+
+
+def main() -> None:
+    workers = int(sys.argv[1]) if len(sys.argv) > 1 else 2
+    # One thread per worker process: a process holds one sandbox uid (docs/batch.md).
+    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                      silence_logs=logging.ERROR) as cluster:
+        print(cluster.scheduler_address, flush=True)
+        sys.stdin.read()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,65 @@
+"""The same class on a Dask distributed cluster: a LocalCluster started by the test (reached as
+tcp://HOST:PORT), and one the batch starts itself (local:N). The gradebooks are identical to the local run's."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.batch.classroom import write_class, write_course
+from tests.batch.conftest import GradedClass, batch
+
+HELPER = Path(__file__).with_name("dask_cluster.py")
+
+
+@pytest.fixture(scope="module")
+def scheduler() -> Iterator[str]:
+    """The address of a LocalCluster of two single-threaded worker processes."""
+    process = subprocess.Popen([sys.executable, str(HELPER), "2"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               text=True)
+    try:
+        assert process.stdout is not None and process.stdin is not None
+        address = process.stdout.readline().strip()
+        assert address.startswith("tcp://"), address
+        yield address
+        process.stdin.close()
+        process.wait(timeout=60)
+    finally:
+        process.kill()
+        process.wait()
+
+
+def per_test_verdicts(out: Path) -> dict[tuple[str, str], list[tuple[str, float]]]:
+    export = json.loads((out / "grades.json").read_text())
+    return {(s["student"], e): [(t["verdict"], t["points"]) for t in cell["tests"]]
+            for s in export["students"] for e, cell in s["exercises"].items()}
+
+
+def test_a_dask_cluster_grades_the_class_to_the_same_gradebook_as_local_workers(graded_class: GradedClass,
+                                                                               scheduler: str, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    result = batch(graded_class.submissions, "--exercises", graded_class.exercises, "--out", out,
+                   "--cluster", scheduler)
+    assert result.returncode == 0, result.stderr
+    assert (out / "gradebook.csv").read_bytes() == (graded_class.out / "gradebook.csv").read_bytes()
+    assert per_test_verdicts(out) == per_test_verdicts(graded_class.out)
+    assert "2 workers of the Dask cluster at tcp://" in " ".join(result.stdout.split())
+    with sqlite3.connect(out / "results.sqlite") as db:
+        workers = {w for (w,) in db.execute("SELECT DISTINCT worker FROM gradings WHERE worker != '-'")}
+    assert len(workers) == 2  # both worker processes took submissions (each name is host:pid)
+
+
+def test_cluster_local_n_starts_a_dask_cluster_of_its_own(tmp_path: Path) -> None:
+    exercises = write_course(tmp_path)
+    write_class(tmp_path / "class", count=6)
+    local = batch(tmp_path / "class", "--exercises", exercises, "--out", tmp_path / "local", "--workers", 1)
+    dask = batch(tmp_path / "class", "--exercises", exercises, "--out", tmp_path / "dask", "--cluster", "local:2")
+    assert (local.returncode, dask.returncode) == (0, 0), dask.stderr
+    assert "of a local Dask cluster" in " ".join(dask.stdout.split())
+    assert (tmp_path / "dask" / "gradebook.csv").read_bytes() == (tmp_path / "local" / "gradebook.csv").read_bytes()
