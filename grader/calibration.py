@@ -13,6 +13,7 @@ in the spec changes the rule for one exercise.
 from __future__ import annotations
 
 import difflib
+import functools
 import hashlib
 import json
 import math
@@ -171,6 +172,7 @@ def accepted_references(exercise: Exercise) -> list[Path]:
     return sorted(folder.glob("*.py")) if folder.is_dir() else []
 
 
+@functools.cache
 def machine() -> str:
     """The host and its CPU model: a limit measured on one machine means nothing on another."""
     model = ""
@@ -185,6 +187,7 @@ def machine() -> str:
     return f"{platform.node()} / {model or platform.processor() or platform.machine()} / {os.cpu_count()} CPUs"
 
 
+@functools.cache
 def interpreter() -> str:
     """The interpreter the sandbox runs submissions with, and a fingerprint of its file: an upgrade
     (the same path, a new build) changes the key without starting it."""
@@ -330,7 +333,7 @@ def python_version() -> str:
     python = child_python()
     try:
         done = subprocess.run([python, "-I", "-S", "-c", "import sys; print(sys.version.split()[0])"],
-                              capture_output=True, text=True, timeout=30)
+                              capture_output=True, text=True, timeout=30, check=False)
         return f"Python {done.stdout.strip()} ({python})"
     except (OSError, subprocess.SubprocessError):
         return python

@@ -37,7 +37,7 @@ def _list(dumper: yaml.SafeDumper, items: list[object]) -> yaml.Node:
     short = len(items) <= 20 and all(
         isinstance(item, (int, float, bool)) or item is None
         or (isinstance(item, str) and len(item) <= 40 and "\n" not in item) for item in items)
-    nodes = []
+    nodes: list[yaml.Node] = []
     for item in items:
         if isinstance(item, str) and "\n" not in item:
             folded = not short and len(item) > 40

@@ -239,6 +239,8 @@ def _spec_test(reader: _Reader, test: dict[str, object], where: str, function: b
             reader.problem(f"{where}.stdin", "a task whose tests call a function reads no input")
         if not returns:
             spec["compare"] = "output"  # without `returns`, `expect` is what the call prints
+        elif call.startswith("print("):
+            reader.problem(f"{where}.returns", "the call prints and returns None: remove 'returns'")
     else:
         spec["stdin"] = reader.text(test, "stdin", where)
         if returns:

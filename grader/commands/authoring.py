@@ -23,7 +23,7 @@ from grader.validation.render import calibration_table, render_summary, render_v
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     def command(name: str, help_text: str, run: object) -> argparse.ArgumentParser:
-        parser = subparsers.add_parser(name, help=help_text, description=help_text)
+        parser: argparse.ArgumentParser = subparsers.add_parser(name, help=help_text, description=help_text)
         parser.add_argument("--exercises", metavar="DIR", help="exercises folder (default: the bundled one)")
         parser.set_defaults(run=run)
         return parser

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from grader.checkers import CHECKERS, judge_lines, show, typed
-from grader.expected import ExpectationError, expected_values, primary_reference
+from grader.expected import expected_values, primary_reference
 from grader.model import MISSING, Exercise, Kind, Test
 
 
@@ -67,8 +67,8 @@ def junk_answers(test: Test, kind: Kind, expected: object) -> list[tuple[str, ob
             return [("unrelated text", "junk\n")]
         junk: list[tuple[str, object]] = [("empty output", ""), ("the text None", "None\n")]
         return [(label, text) for label, text in junk if judge_lines(str(text)) != judge_lines(str(expected))]
-    junk = [("None", None), (f"a {type(wrong_type(expected)).__name__} instead of a "
-                             f"{type(expected).__name__}", wrong_type(expected)),
+    twin = wrong_type(expected)
+    junk = [("None", None), (f"a {type(twin).__name__} instead of a {type(expected).__name__}", twin),
             ("an object whose __eq__ is always True", AlwaysEqual())]
     if isinstance(expected, (list, tuple)) and expected:
         junk.append(("a list of objects whose __eq__ is always True", type(expected)(AlwaysEqual() for _ in expected)))

@@ -11,6 +11,7 @@ stopped by the sandbox, never awaited.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -125,7 +126,7 @@ def _judge(reference: Reference, verdicts: tuple[Verdict, ...], outcomes: tuple[
     return base
 
 
-def _failed_tests(failed: list[tuple[Outcome, Verdict]], most: int = 2) -> str:
+def _failed_tests(failed: Sequence[tuple[Outcome, Verdict]], most: int = 2) -> str:
     parts = []
     for outcome, verdict in failed[:most]:
         feedback = f": {outcome.feedback}" if outcome.feedback else ""

@@ -26,6 +26,7 @@ def timing_rows(exercise: Exercise, calibration: Calibration | None, references:
             continue
         limit = test.limits.cpu
         timing = calibration.tests.get(test.name) if calibration else None
+        seconds: float | None
         if timing is not None:
             slowest, seconds, source = timing.slowest_reference, timing.slowest_seconds, timing.source
         else:  # no calibration: what the accepted references used while they were graded

@@ -3,7 +3,23 @@ CPU limits of a fraction of a second so that timeouts are quick."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Protocol
+
 import pytest
+
+
+class CourseFolder(Protocol):
+    """What the `course` fixture of tests/conftest.py gives: a throwaway course folder."""
+
+    root: Path
+    exercises: Path
+
+    def write(self, exercise_id: str, text: str) -> Path: ...
+
+    def reference(self, exercise_id: str, name: str, code: str, verdict: str = "accepted") -> Path: ...
+
+    def submission(self, name: str, code: str) -> Path: ...
 
 # An exercise whose limits are calibrated from a 0.3 s floor: fast references get 0.3 s, `while True` is
 # stopped at 1.5 x 0.3 x 1.2 = 0.54 s while validating.
@@ -53,7 +69,7 @@ def flat(text: str) -> str:
 
 
 @pytest.fixture
-def squares(course):  # noqa: ANN001, ANN201 - the shared `course` fixture of tests/conftest.py
+def squares(course: CourseFolder) -> CourseFolder:
     """A valid course: the exercise, two accepted styles, a wrong answer and a too-slow reference."""
     course.write("squares", SQUARES)
     course.reference("squares", "plain.py", PLAIN)

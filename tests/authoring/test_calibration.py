@@ -12,11 +12,11 @@ import pytest
 from grader import calibration
 from grader.calibration import Settings, WrittenLimits, calibration_key
 from grader.spec import load_exercise
-from tests.authoring.conftest import BURN, PLAIN, SQUARES, flat
+from tests.authoring.conftest import BURN, PLAIN, SQUARES, CourseFolder, flat
 from tests.conftest import run_cli
 
 
-def limits_seen_by_check(course, submission: Path) -> dict[str, float]:  # noqa: ANN001
+def limits_seen_by_check(course: CourseFolder, submission: Path) -> dict[str, float]:
     report = run_cli("check", "squares", submission, "--format", "json", "--exercises", course.exercises).json()
     return {test["name"]: test["limit_seconds"] for test in report["tests"]}
 
@@ -33,7 +33,7 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return folder
 
 
-def test_limit_is_the_multiplier_times_the_slowest_accepted_reference_and_grading_uses_it(course, cache) -> None:  # noqa: ANN001
+def test_limit_is_the_multiplier_times_the_slowest_accepted_reference_and_grading_uses_it(course: CourseFolder, cache) -> None:
     course.write("squares", SQUARES.replace("calibration: {floor: 0.3}", "calibration: {floor: 0.1, multiplier: 3}"))
     course.reference("squares", "fast.py", PLAIN)
     course.reference("squares", "slow.py", BURN.format(seconds=0.15))
@@ -60,7 +60,7 @@ def test_limit_is_the_multiplier_times_the_slowest_accepted_reference_and_gradin
     assert "cached, measured" in again.stdout and len(calibration_files(cache)) == 1
 
 
-def test_fast_references_get_the_floor_without_repeated_runs(squares, cache) -> None:  # noqa: ANN001
+def test_fast_references_get_the_floor_without_repeated_runs(squares: CourseFolder, cache) -> None:
     assert run_cli("calibrate", "--exercises", squares.exercises).returncode == 0
     data = json.loads(calibration_files(cache)[0].read_text())
     for timing in data["tests"].values():
@@ -68,21 +68,21 @@ def test_fast_references_get_the_floor_without_repeated_runs(squares, cache) -> 
         assert all(len(runs) == 1 for runs in timing["samples"].values())  # more runs could not change it
 
 
-def test_a_written_cpu_limit_overrides_calibration(squares, cache) -> None:  # noqa: ANN001
+def test_a_written_cpu_limit_overrides_calibration(squares: CourseFolder, cache) -> None:
     squares.write("squares", SQUARES.replace("    big: true\n", "    big: true\n    limits: {cpu: 0.7}\n"))
     assert run_cli("calibrate", "--exercises", squares.exercises).returncode == 0
     limits = limits_seen_by_check(squares, squares.submission("mine.py", PLAIN))
     assert limits == {"square(3)": 0.3, "square(-2)": 0.3, "square(10**6)": 0.7}
 
 
-def test_an_exercise_level_cpu_limit_applies_to_every_test(squares, cache) -> None:  # noqa: ANN001
+def test_an_exercise_level_cpu_limit_applies_to_every_test(squares: CourseFolder, cache) -> None:
     squares.write("squares", SQUARES.replace("calibration: {floor: 0.3}\n", "limits: {cpu: 0.8}\n"))
     assert run_cli("calibrate", "--exercises", squares.exercises).returncode == 0
     limits = limits_seen_by_check(squares, squares.submission("mine.py", PLAIN))
     assert set(limits.values()) == {0.8}
 
 
-def test_changing_a_reference_or_a_test_recalibrates_and_a_statement_typo_does_not(squares, cache) -> None:  # noqa: ANN001
+def test_changing_a_reference_or_a_test_recalibrates_and_a_statement_typo_does_not(squares: CourseFolder, cache) -> None:
     def calibrate() -> str:
         result = run_cli("calibrate", "--exercises", squares.exercises)
         assert result.returncode == 0, result.stderr
@@ -114,7 +114,7 @@ def test_the_key_changes_with_the_machine_and_the_interpreter(monkeypatch: pytes
     assert calibration_key(exercise, Settings(multiplier=4), WrittenLimits()) != key
 
 
-def test_an_accepted_reference_that_fails_cannot_be_timed(squares, cache) -> None:  # noqa: ANN001
+def test_an_accepted_reference_that_fails_cannot_be_timed(squares: CourseFolder, cache) -> None:
     squares.reference("squares", "broken.py", "def square(n):\n    return n / 0\n")
     result = run_cli("calibrate", "--exercises", squares.exercises)
     assert result.returncode == 1

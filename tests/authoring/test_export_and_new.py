@@ -6,7 +6,7 @@ from pathlib import Path
 
 import yaml
 
-from tests.authoring.conftest import FAST, OFF_BY_ONE, PLAIN, SQUARES, flat
+from tests.authoring.conftest import FAST, OFF_BY_ONE, PLAIN, CourseFolder, flat
 from tests.conftest import EXERCISES, REFERENCE, run_cli
 
 TUPLES = """\
@@ -29,7 +29,7 @@ tests:
 """
 
 
-def test_the_student_bundle_has_visible_tests_with_their_answers_and_nothing_hidden(squares, tmp_path: Path) -> None:  # noqa: ANN001
+def test_the_student_bundle_has_visible_tests_with_their_answers_and_nothing_hidden(squares: CourseFolder, tmp_path: Path) -> None:
     squares.write("pairs", TUPLES)
     squares.reference("pairs", "plain.py", "def pair(n):\n    return (n, -n)\n")
     bundle = tmp_path / "bundle"
@@ -72,7 +72,7 @@ def test_the_bundle_of_the_shipped_exercises_checks_their_accepted_references(tm
     assert all("expect" not in test for test in predict["tests"])  # the snippet answers it at check time
 
 
-def test_export_refuses_a_folder_that_is_not_empty(squares, tmp_path: Path) -> None:  # noqa: ANN001
+def test_export_refuses_a_folder_that_is_not_empty(squares: CourseFolder, tmp_path: Path) -> None:
     (tmp_path / "bundle").mkdir()
     (tmp_path / "bundle" / "notes.txt").write_text("mine")
     result = run_cli("export", "--student", tmp_path / "bundle", "--exercises", squares.exercises)
@@ -100,7 +100,10 @@ def test_a_new_exercise_loads_fails_validation_on_each_todo_and_passes_once_fill
     spec = exercises / "square-it.yaml"
     spec.write_text(spec.read_text().replace("TODO one line that names the task", "Square it")
                     .replace("TODO:", "Return").replace("TODO", "Multiply n by itself."))
-    rename = lambda code: code.replace("square(", "square_it(")  # noqa: E731
+
+    def rename(code: str) -> str:
+        return code.replace("square(", "square_it(")
+
     (reference / "accepted" / "plain.py").write_text(rename(PLAIN))
     (reference / "accepted" / "fast.py").write_text(rename(FAST))
     (reference / "wrong_answer" / "off_by_one.py").write_text(rename(OFF_BY_ONE))
@@ -112,7 +115,7 @@ def test_a_new_exercise_loads_fails_validation_on_each_todo_and_passes_once_fill
     assert filled.returncode == 0, filled.stdout
 
 
-def test_new_refuses_an_existing_exercise_and_a_bad_id(squares) -> None:  # noqa: ANN001
+def test_new_refuses_an_existing_exercise_and_a_bad_id(squares: CourseFolder) -> None:
     exists = run_cli("new", "squares", "--exercises", squares.exercises)
     assert exists.returncode == 2 and "exists: choose another id" in exists.stderr
     bad = run_cli("new", "Square_It", "--exercises", squares.exercises)

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import re
 
-from tests.authoring.conftest import BURN, SQUARES, flat
-from tests.conftest import EXERCISES, run_cli
+from tests.authoring.conftest import BURN, SQUARES, CourseFolder, flat
+from tests.conftest import EXERCISES, Completed, run_cli
 
 
-def validate(course, *ids: str):  # noqa: ANN001, ANN201
+def validate(course: CourseFolder, *ids: str) -> Completed:
     return run_cli("validate", "--exercises", course.exercises, *ids)
 
 
-def test_a_sound_exercise_is_valid_and_shows_its_references_and_limits(squares) -> None:  # noqa: ANN001
+def test_a_sound_exercise_is_valid_and_shows_its_references_and_limits(squares: CourseFolder) -> None:
     result = validate(squares)
     text = flat(result.stdout)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -26,7 +26,7 @@ def test_a_sound_exercise_is_valid_and_shows_its_references_and_limits(squares) 
     assert "✓ every exercise is valid (1 of 1" in text
 
 
-def test_a_wrong_reference_that_passes_fails_validation(squares) -> None:  # noqa: ANN001
+def test_a_wrong_reference_that_passes_fails_validation(squares: CourseFolder) -> None:
     squares.reference("squares", "abs_value.py", "def square(n):\n    return 0 if n == 7 else n * n\n",
                       "wrong_answer")
     result = validate(squares)
@@ -35,7 +35,7 @@ def test_a_wrong_reference_that_passes_fails_validation(squares) -> None:  # noq
             "no test catches this mistake; add a test that does") in result.stdout
 
 
-def test_a_too_slow_reference_that_passes_means_the_limit_stops_nothing(squares) -> None:  # noqa: ANN001
+def test_a_too_slow_reference_that_passes_means_the_limit_stops_nothing(squares: CourseFolder) -> None:
     squares.reference("squares", "not_slow.py", "def square(n):\n    return n * n\n", "timeout")
     result = validate(squares)
     assert result.returncode == 1
@@ -43,7 +43,7 @@ def test_a_too_slow_reference_that_passes_means_the_limit_stops_nothing(squares)
             "it passes every test") in result.stdout
 
 
-def test_a_limit_that_does_not_separate_slow_from_accepted_by_the_margin_fails(course) -> None:  # noqa: ANN001
+def test_a_limit_that_does_not_separate_slow_from_accepted_by_the_margin_fails(course: CourseFolder) -> None:
     # Calibrated: limit = 3 x 0.2 s = 0.6 s. The too-slow reference takes 0.75 s: over the limit, but under
     # 1.5 x the limit, so a busy machine could let it pass or fail a correct submission as slow.
     course.write("squares", SQUARES.replace("calibration: {floor: 0.3}", "calibration: {floor: 0.1, multiplier: 3}"))
@@ -60,7 +60,7 @@ def test_a_limit_that_does_not_separate_slow_from_accepted_by_the_margin_fails(c
     assert 0.6 <= limit <= 0.7 and limit < took < 1.5 * limit
 
 
-def test_a_wrong_written_expectation_fails_and_names_both_values(squares) -> None:  # noqa: ANN001
+def test_a_wrong_written_expectation_fails_and_names_both_values(squares: CourseFolder) -> None:
     squares.write("squares", SQUARES.replace("expect: 9", "expect: 10"))
     result = validate(squares, "squares")
     assert result.returncode == 1
@@ -70,7 +70,7 @@ def test_a_wrong_written_expectation_fails_and_names_both_values(squares) -> Non
     assert "✗ accepted/plain.py: wrong_answer on 'square(3)': expected 10, got 9" in result.stdout
 
 
-def test_a_wrong_predict_answer_fails(course) -> None:  # noqa: ANN001
+def test_a_wrong_predict_answer_fails(course: CourseFolder) -> None:
     course.write("guess", 'title: Guess\nkind: predict\nstatement: What does it print?\n'
                           'snippet: |\n  print(2 + 2)\ntests:\n  - name: Output\n    expect: "5"\n')
     result = validate(course)
@@ -79,7 +79,7 @@ def test_a_wrong_predict_answer_fails(course) -> None:  # noqa: ANN001
             "'4\\n' (line 1 differs)") in result.stdout
 
 
-def test_predict_answers_in_verdict_folders_are_checked(course) -> None:  # noqa: ANN001
+def test_predict_answers_in_verdict_folders_are_checked(course: CourseFolder) -> None:
     course.write("guess", 'title: Guess\nkind: predict\nstatement: What does it print?\n'
                           'snippet: |\n  print(2 + 2)\ntests:\n  - name: Output\n')
     course.reference("guess", "four.txt", "4\n")
@@ -91,15 +91,15 @@ def test_predict_answers_in_verdict_folders_are_checked(course) -> None:  # noqa
     assert "✗ wrong_answer/five.txt" not in result.stdout
 
 
-def test_an_accepted_reference_that_fails_a_test_is_named_with_the_test(squares) -> None:  # noqa: ANN001
-    squares.reference("squares", "crashes.py", "def square(n):\n    return 1 // (n - 3) and n * n\n")
+def test_an_accepted_reference_that_fails_a_test_is_named_with_the_test(squares: CourseFolder) -> None:
+    squares.reference("squares", "zero_division.py", "def square(n):\n    return 1 // (n - 3) and n * n\n")
     result = validate(squares)
     assert result.returncode == 1
-    assert "✗ accepted/crashes.py: runtime_error on 'square(3)': ZeroDivisionError: integer division or modulo by zero" \
+    assert "✗ accepted/zero_division.py: runtime_error on 'square(3)': ZeroDivisionError: integer division or modulo by zero" \
         in result.stdout
 
 
-def test_a_reference_worse_than_its_folder_fails(squares) -> None:  # noqa: ANN001
+def test_a_reference_worse_than_its_folder_fails(squares: CourseFolder) -> None:
     squares.reference("squares", "loops.py", "def square(n):\n    while n > 100:\n        pass\n    return n\n",
                       "wrong_answer")
     result = validate(squares)
@@ -107,14 +107,14 @@ def test_a_reference_worse_than_its_folder_fails(squares) -> None:  # noqa: ANN0
     assert "✗ wrong_answer/loops.py: worse than wrong_answer: timeout on 'square(10**6)'" in result.stdout
 
 
-def test_an_unknown_verdict_folder_is_a_failure_with_a_suggestion(squares) -> None:  # noqa: ANN001
+def test_an_unknown_verdict_folder_is_a_failure_with_a_suggestion(squares: CourseFolder) -> None:
     squares.reference("squares", "x.py", "def square(n):\n    return 0\n", "wrong_anwser")
     result = validate(squares)
     assert result.returncode == 1
     assert "unknown verdict folder 'wrong_anwser' (did you mean 'wrong_answer'?)" in result.stdout
 
 
-def test_spec_errors_stop_validation_with_file_line_column_and_exit_3(squares) -> None:  # noqa: ANN001
+def test_spec_errors_stop_validation_with_file_line_column_and_exit_3(squares: CourseFolder) -> None:
     squares.write("broken", SQUARES.replace("    expect: 9", "    expcet: 9").replace("{floor: 0.3}",
                                                                                     "{flor: 0.3, multiplier: 0}"))
     result = validate(squares)
@@ -126,14 +126,14 @@ def test_spec_errors_stop_validation_with_file_line_column_and_exit_3(squares) -
     assert result.stdout == ""  # nothing ran
 
 
-def test_an_exercise_with_no_accepted_reference_fails(course) -> None:  # noqa: ANN001
+def test_an_exercise_with_no_accepted_reference_fails(course: CourseFolder) -> None:
     course.write("squares", SQUARES)
     result = validate(course)
     assert result.returncode == 1
     assert "✗ no accepted reference in" in result.stdout
 
 
-def test_an_unknown_exercise_is_a_usage_error(squares) -> None:  # noqa: ANN001
+def test_an_unknown_exercise_is_a_usage_error(squares: CourseFolder) -> None:
     result = validate(squares, "sqaures")
     assert result.returncode == 2
     assert "did you mean 'squares'?" in result.stderr
