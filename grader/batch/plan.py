@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field, replace
+from functools import partial
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
@@ -49,19 +50,16 @@ def make_plan(folder: ClassFolder, exercises: list[Exercise], *, run_all: bool,
         tests = [{"name": t.name, "points": t.points, "hidden": t.hidden, "big": t.big} for t in exercise.tests]
         plan.exercise_rows.append(ExerciseRow(exercise.id, exercise.title, str(exercise.kind), digest,
                                               exercise.max_score, tests))
+        key = partial(GradingKey, exercise=digest, grader=version_, run_all=run_all)
         for student in folder.students:
             found = folder.found[(student, exercise.id)]
-
-            def key(submission: str) -> GradingKey:
-                return GradingKey(submission, digest, version_, run_all)
-
             file = str(found.path.relative_to(folder.root)) if found.path else None
             if found.path is None:
-                row_key = key("missing")
+                row_key = key("missing")  # one grading shared by every student without the file
                 plan.settled[row_key] = uniform_report(
                     exercise, found.label, Verdict.MISSING,
-                    f"no {exercise.id}.{extension(exercise)} (or a name the batch's --match rule accepts) "
-                    f"in {student}/")
+                    f"no {exercise.id}.{extension(exercise)} in the student's folder (nor a name that the "
+                    f"batch's --match rule accepts)")
             elif found.refused:
                 row_key = key("refused:" + _sha256(found.refused.encode()))
                 plan.settled[row_key] = uniform_report(exercise, found.label, Verdict.RUNTIME_ERROR, found.refused)
