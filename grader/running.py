@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-import ast
 import os
+import secrets
 import signal
 from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
 
 from grader.model import Exercise, Kind, Limits, RunResult, Test
+from grader.sandbox import linux
 from grader.sandbox.isolation import Isolation, detect
-from grader.sandbox.process import Frame, Sandbox, become_subreaper
+from grader.sandbox.process import Frame, Sandbox, become_subreaper, decode
 
 STARTUP_SECONDS = 1.0  # interpreter start and harness set-up, on top of the load's own limit
 BORDERLINE_MARGIN = 1.2  # a run may use this much of its CPU limit before it is stopped (see grading)
@@ -31,6 +32,8 @@ class SubmissionRun:
         self.load_failure: RunResult | None = None
         self.seq = 0
         become_subreaper()
+        # Not dumpable: a sandbox running as our own uid (no root) cannot read /proc/<grader>/mem or environ.
+        linux.prctl(linux.PR_SET_DUMPABLE, 0)
 
     def __enter__(self) -> SubmissionRun:
         return self
@@ -49,7 +52,7 @@ class SubmissionRun:
             self._start()
         if self.load_failure is not None or self.sandbox is None:
             return self.load_failure or RunResult(sandbox_error="the sandbox did not start")
-        self.seq += 1
+        self.seq = secrets.randbits(53)  # unguessable: a reply sent ahead for the next test cannot match it
         self.sandbox.send({
             "seq": self.seq,
             "call": test.call,
@@ -77,7 +80,7 @@ class SubmissionRun:
                 "source": self.source,
                 "prelude": self.exercise.prelude,
                 "entry": self.exercise.entry,
-                "sweep": self.isolation.uid is not None,
+                "sweep": self.isolation.signals_confined,
                 "cpu_ceiling": ceiling,
             },
             limits,
@@ -133,20 +136,18 @@ def result_from(frame: Frame, limits: Limits, kind: Kind) -> RunResult:
     outcome = _decode_result(str(data.get("result", "")))
     if "sandbox_error" in outcome:
         return RunResult(sandbox_error=str(outcome["sandbox_error"]))
+    if frame.oom_killed and "value" not in outcome and not outcome.get("done"):
+        outcome = {"error_type": "MemoryError", "message": "the memory cgroup killed a process of the test"}
     killed_by_cpu = signal_number in (signal.SIGPROF, signal.SIGXCPU, signal.SIGKILL) and cpu >= limits.cpu * 0.9
     if "exit_code" in outcome:
         exit_code = _int(outcome["exit_code"])
+        if kind == Kind.FUNCTION:  # a function's test ends by returning; leaving early is no answer
+            outcome = {"error_type": "SystemExit", "message": f"the code called sys.exit({exit_code})"}
     elif not outcome and exit_code == 0 and kind != Kind.PROGRAM:
         outcome = {"error_type": "ProcessDied", "message": "the test process exited before returning a value"}
     elif not outcome and signal_number is None and exit_code not in (0, None):
         outcome = {"error_type": "ProcessDied", "message": f"the test process exited with status {exit_code}"}
-    value, has_value = None, "value" in outcome
-    if has_value:
-        try:
-            value = ast.literal_eval(str(outcome["value"]))
-        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-            has_value = False
-            outcome = {"error_type": "UnreadableValue", "message": "the returned value could not be read back"}
+    value, has_value = outcome.get("value"), "value" in outcome
     return RunResult(
         stdout=stdout,
         stderr=str(data.get("stderr", "")),
@@ -166,13 +167,13 @@ def result_from(frame: Frame, limits: Limits, kind: Kind) -> RunResult:
 
 
 def _decode_result(text: str) -> dict[str, object]:
+    """The test child's own report (JSON, its value tagged); never evaluated, only parsed."""
     if not text:
         return {}
-    try:
-        decoded = ast.literal_eval(text)
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+    decoded = decode(text.encode("utf-8", "surrogatepass"))
+    if not isinstance(decoded, dict):
         return {"error_type": "UnreadableValue", "message": "the test process wrote an unreadable result"}
-    return decoded if isinstance(decoded, dict) else {"error_type": "UnreadableValue", "message": "bad result"}
+    return decoded
 
 
 def _int(value: object) -> int:

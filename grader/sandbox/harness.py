@@ -2,9 +2,12 @@
 
 It loads the submission once, then forks one child per test, so every test starts from the state right
 after loading and nothing one test does leaks into the next. Requests arrive on fd 3 as marshal data
-(written by the grader, so trusted); replies leave on fd 4 as a length-prefixed Python literal that the
-grader reads with ast.literal_eval: it never runs anything the sandbox sends. Test children close both
-channels before any student code runs. marshal and repr keep json's import cost out of start-up.
+(written by the grader, so trusted); replies leave on fd 4 as length-prefixed JSON text that the grader
+reads with json.loads: it never runs anything the sandbox sends, and a hostile reply costs it at most a
+bounded parse (Python literals cost ast.literal_eval minutes and gigabytes on a 12 MB frame). Values keep
+their types through one-key tags: {"$t": [...]} tuple, {"$s": [...]} set, {"$d": [[k, v], ...]} dict,
+{"$b": "latin-1 text"} bytes. Test children close both channels before any student code runs.
+The grader trusts none of this process: the submission may have rewritten it while it loaded.
 """
 
 import builtins
@@ -13,14 +16,16 @@ import os
 import resource
 import signal
 import sys
+from _json import encode_basestring_ascii as _json_str
 
 REQUESTS, REPLIES = 3, 4
+RESULT_CAP = 2 << 20  # bytes of a test's result (its returned value); more is "unreadable"
 SOURCE_NAME = "submission.py"
-_repr_int, _repr_float, _repr_str, _repr_bytes = int.__repr__, float.__repr__, str.__repr__, bytes.__repr__
+_repr_int, _repr_float = int.__repr__, float.__repr__
 # Bound now, before the submission runs: a submission that monkeypatches os or marshal while it loads
 # changes its own tests' behaviour, not the loop that serves them.
 _read, _write, _fork, _wait4, _exit = os.read, os.write, os.fork, os.wait4, os._exit
-_loads, _kill, _killpg = marshal.loads, os.kill, os.killpg
+_loads, _kill, _killpg, _waitpid = marshal.loads, os.kill, os.killpg, os.waitpid
 
 
 def read_exact(size):
@@ -38,39 +43,41 @@ def receive():
 
 
 def send(message):
-    data = literal(message).encode("utf-8", "backslashreplace")
+    data = frame(message).encode("ascii")
     _write(REPLIES, len(data).to_bytes(4, "big") + data)
 
 
+def frame(message):
+    """A reply of ours (str keys; str, int, float, bool, None or tagged values) as a JSON object."""
+    return "{" + ", ".join(_json_str(k) + ": " + literal(v) for k, v in message.items()) + "}"
+
+
 def literal(value, depth=0):
-    """Plain data as Python literal text; only exact built-in types, so no student __repr__ runs."""
+    """Plain data as tagged JSON text; only exact built-in types, so no student __repr__ runs."""
     if depth > 200:
         raise ValueError("the value is nested too deeply")
     kind = type(value)
     if value is None or kind is bool:
-        return "True" if value is True else "False" if value is False else "None"
+        return "true" if value is True else "false" if value is False else "null"
     if kind is int:
         return _repr_int(value)
     if kind is float:
         if value != value:
             raise ValueError("the value contains nan")
-        return "1e999" if value == float("inf") else "-1e999" if value == float("-inf") else _repr_float(value)
+        return "Infinity" if value == float("inf") else "-Infinity" if value == float("-inf") else _repr_float(value)
     if kind is str:
-        return _repr_str(value)
+        return _json_str(value)
     if kind is bytes:
-        return _repr_bytes(value)
+        return '{"$b": ' + _json_str(value.decode("latin-1")) + "}"
     if kind is list:
         return "[" + ", ".join(literal(item, depth + 1) for item in value) + "]"
     if kind is tuple:
-        inner = ", ".join(literal(item, depth + 1) for item in value)
-        return "(" + inner + ("," if len(value) == 1 else "") + ")"
+        return '{"$t": [' + ", ".join(literal(item, depth + 1) for item in value) + "]}"
     if kind is set or kind is frozenset:
-        if not value:
-            return "set()"
-        return "{" + ", ".join(sorted(literal(item, depth + 1) for item in value)) + "}"
+        return '{"$s": [' + ", ".join(sorted(literal(item, depth + 1) for item in value)) + "]}"
     if kind is dict:
-        pairs = (literal(k, depth + 1) + ": " + literal(v, depth + 1) for k, v in value.items())
-        return "{" + ", ".join(pairs) + "}"
+        pairs = ("[" + literal(k, depth + 1) + ", " + literal(v, depth + 1) + "]" for k, v in value.items())
+        return '{"$d": [' + ", ".join(pairs) + "]}"
     raise TypeError("a " + kind.__name__ + " object is not plain data (return lists, tuples, str, int, ...)")
 
 
@@ -112,7 +119,7 @@ def run_test(request, code, namespace):
             exec(code, {"__name__": "__main__", "__builtins__": builtins, "__file__": SOURCE_NAME})
             return {"done": True}
         value = eval(compile(request["call"], "<test>", "eval"), namespace)
-        return {"done": True} if request["compare"] == "output" else {"value": literal(value)}
+        return {"done": True} if request["compare"] == "output" else {"value": value}
     except SystemExit as stop:
         status = stop.code
         return {"exit_code": status if type(status) is int else (0 if status is None else 1)}
@@ -133,15 +140,15 @@ def test_child(request, code, namespace, files):
     try:
         prepare_test_child(request, files)
     except BaseException as error:  # noqa: BLE001 - our own set-up failed: the grader's fault, say so
-        _write(result_fd, literal({"sandbox_error": "test set-up failed: %r" % (error,)}).encode())
+        _write(result_fd, frame({"sandbox_error": "test set-up failed: %r" % (error,)}).encode("ascii"))
         _exit(0)
     result = run_test(request, code, namespace)
     flush_streams()
     try:
-        text = literal(result)
+        text = frame(result)
     except BaseException as error:  # noqa: BLE001
-        text = literal(describe(error))
-    _write(result_fd, text.encode("utf-8", "backslashreplace"))
+        text = frame(describe(error))
+    _write(result_fd, text.encode("ascii"))
     _exit(0)
 
 
@@ -189,11 +196,57 @@ def flush_streams():
             pass
 
 
+def sweep_and_reap(sweep):
+    """End every process the submission left behind, then reap them all. We are a child subreaper (set
+    before exec), so double-forked daemons come back to us. With `sweep` (a dedicated uid, or Landlock's
+    signal scope) kill(-1) reaches exactly the sandbox's own processes; without it we kill the children
+    /proc lists for us, round after round, as their own orphans come back to us."""
+    if sweep:
+        try:
+            _kill(-1, signal.SIGKILL)
+        except OSError:
+            pass
+        reap(block=True)
+        return
+    for _ in range(1000):
+        children = own_children()
+        if not children:
+            break
+        for pid in children:
+            try:
+                _kill(pid, signal.SIGKILL)
+                _waitpid(pid, 0)  # only those: their own children, still alive, come back to us next round
+            except OSError:
+                pass
+    reap(block=False)
+
+
+def reap(block):
+    while True:
+        try:
+            pid, _ = _waitpid(-1, 0 if block else os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def own_children():
+    pids = []
+    try:
+        for task in os.listdir("/proc/self/task"):
+            with open("/proc/self/task/%s/children" % task) as children:
+                pids += [int(pid) for pid in children.read().split()]
+    except OSError:
+        return []
+    return pids
+
+
 def serve(setup, code, namespace):
     sweep = setup["sweep"]
-    while True:
+    for number in range(1, 1 << 62):
         request = receive()
-        workdir = "t%d" % request["seq"]
+        workdir = "t%d" % number
         os.mkdir(workdir, 0o700)
         request["workdir"] = os.path.abspath(workdir)
         files = (
@@ -214,16 +267,12 @@ def serve(setup, code, namespace):
             _killpg(pid, signal.SIGKILL)  # helpers the test left in its process group
         except OSError:
             pass
-        if sweep:  # a dedicated uid: every other process it owns is the test's leftover
-            try:
-                _kill(-1, signal.SIGKILL)
-            except OSError:
-                pass
+        sweep_and_reap(sweep)  # before reading back: no leftover may still write to the files
         for fd in files[:1]:
             os.close(fd)
         stdout, stdout_size = read_back(files[1], request["output"] + 1)
         stderr, _ = read_back(files[2], min(request["output"], 16384))
-        result, _ = read_back(files[3], 8 << 20)
+        result, _ = read_back(files[3], RESULT_CAP)
         send({
             "seq": request["seq"],
             "status": status,
@@ -246,6 +295,7 @@ def main():
         send(reply)
         return
     flush_streams()
+    sweep_and_reap(setup["sweep"])  # a helper started while loading would otherwise hold our channels
     send({"loaded": True})
     serve(setup, code, namespace)
 

@@ -12,9 +12,10 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader.sandbox import linux
+from grader.sandbox import cgroup, linux
 
-LAYERS = ("uid", "seccomp", "netns", "mountns", "landlock")
+LAYERS = ("uid", "seccomp", "netns", "mountns", "landlock", "cgroup")
+OPTIONAL = ("seccomp", "netns", "mountns", "landlock", "cgroup")  # named in the report when in force
 FIRST_SLOT_UID = 61001
 SLOT_COUNT = 2000
 
@@ -28,13 +29,20 @@ class Isolation:
     netns: bool = False
     mountns: bool = False
     landlock: bool = False
+    cgroup: bool = False
     missing: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def signals_confined(self) -> bool:
+        """The sandbox can signal only its own processes: a dedicated uid, or Landlock's signal scope."""
+        return self.uid is not None or (self.landlock and linux.landlock_scopes())
 
     def describe(self) -> str:
         layers = [f"uid {self.uid}"] if self.uid is not None else []
-        layers += [name for name in ("seccomp", "netns", "mountns", "landlock") if getattr(self, name)]
+        layers += [name for name in OPTIONAL if getattr(self, name)]
         if self.uid is None:
-            return "rlimits only: not root" + (f" (+ {', '.join(layers)})" if layers else "")
+            why = "not root" if self.missing.get("uid") == "needs root" else "no dedicated uid"
+            return f"rlimits only: {why}" + (f" (+ {', '.join(layers)})" if layers else "")
         return "isolation: " + ", ".join(layers)
 
 
@@ -158,7 +166,7 @@ def _probe(disabled: set[str]) -> Isolation:
     missing: dict[str, str] = {name: "turned off by GRADER_LAYERS" for name in disabled}
     root = os.geteuid() == 0
     if not root:
-        for name in ("uid", "netns", "mountns"):
+        for name in ("uid", "netns", "mountns", "cgroup"):
             missing.setdefault(name, "needs root")
     if not linux.seccomp_supported():
         missing.setdefault("seccomp", "only built for x86_64")
@@ -172,6 +180,10 @@ def _probe(disabled: set[str]) -> Isolation:
     to_try = [name for name in ("mountns", "netns", "landlock", "seccomp") if name not in missing]
     for name, reason in _try_in_child(to_try).items():
         missing[name] = reason
+    if "cgroup" not in missing:
+        reason = cgroup.unavailable()
+        if reason:
+            missing["cgroup"] = reason
     uid = None
     if "uid" not in missing:
         try:
@@ -184,6 +196,7 @@ def _probe(disabled: set[str]) -> Isolation:
         netns="netns" not in missing,
         mountns="mountns" not in missing,
         landlock="landlock" not in missing,
+        cgroup="cgroup" not in missing,
         missing=missing,
     )
 

@@ -18,7 +18,7 @@ CLONE_NEWUTS = 0x04000000
 CLONE_NEWIPC = 0x08000000
 CLONE_NEWNET = 0x40000000
 
-MS_NOSUID, MS_NODEV, MS_REC, MS_PRIVATE = 2, 4, 16384, 1 << 18
+MS_NOSUID, MS_NODEV, MS_BIND, MS_REC, MS_PRIVATE = 2, 4, 4096, 16384, 1 << 18
 
 PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
@@ -123,8 +123,12 @@ _READ_ONLY = _EXECUTE | _READ_FILE | _READ_DIR
 _FILE_RIGHTS = _EXECUTE | _WRITE_FILE | _READ_FILE | (1 << 14)  # + TRUNCATE
 
 
+_SCOPE_ABSTRACT_UNIX_SOCKET, _SCOPE_SIGNAL = 1, 2  # ABI >= 6
+
+
 class _RulesetAttr(ctypes.Structure):
-    _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64)]
+    _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64),
+                ("scoped", ctypes.c_uint64)]
 
 
 class _PathBeneath(ctypes.Structure):
@@ -151,15 +155,23 @@ def _fs_rights(abi: int) -> int:
     return rights
 
 
+def landlock_scopes(abi: int | None = None) -> bool:
+    """Whether Landlock can scope signals and abstract UNIX sockets to the sandbox (ABI >= 6)."""
+    return (landlock_abi() if abi is None else abi) >= 6
+
+
 def landlock_restrict(read_only: Iterable[str], read_write: Iterable[str]) -> None:
-    """Allow reads beneath `read_only`, everything beneath `read_write`, nothing else; no TCP (ABI >= 4)."""
+    """Allow reads beneath `read_only`, everything beneath `read_write`, nothing else; no TCP (ABI >= 4).
+    With ABI >= 6 the sandbox also cannot signal a process outside it (the grader, the teacher's shell:
+    this is what confines kill() when the grader is not root) nor reach an abstract UNIX socket."""
     abi = landlock_abi()
     if abi < 1:
         raise OSError(95, "Landlock is not available")
     all_fs = _fs_rights(abi)
     net = 3 if abi >= 4 else 0  # BIND_TCP | CONNECT_TCP: handled, and allowed for no port
-    attr = _RulesetAttr(all_fs, net)
-    size = ctypes.sizeof(attr) if net else 8
+    scoped = _SCOPE_ABSTRACT_UNIX_SOCKET | _SCOPE_SIGNAL if landlock_scopes(abi) else 0
+    attr = _RulesetAttr(all_fs, net, scoped)
+    size = 24 if scoped else 16 if net else 8  # the struct as the kernel's ABI knows it
     ruleset = _libc.syscall(_SYS_CREATE_RULESET, ctypes.byref(attr), size, 0)
     if ruleset < 0:
         raise _fail("landlock_create_ruleset")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import ast
+import json
 import fcntl
 import marshal
 import os
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.model import Limits
-from grader.sandbox import linux
+from grader.sandbox import cgroup, linux
 from grader.sandbox.isolation import Isolation, child_python, helper_pids, kill_all_of, netns_fd
 
 HARNESS = (Path(__file__).with_name("harness.py")).read_text()
@@ -25,9 +25,12 @@ CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 # What a sandboxed interpreter may read when Landlock is on; everything else on disk is invisible.
 SYSTEM_READ_ONLY = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/etc/ld.so.cache", "/etc/localtime",
                     "/dev/null", "/dev/urandom", "/dev/zero")
-# Hidden behind an empty tmpfs when the mount namespace is available, whatever their permissions.
-ALWAYS_HIDDEN = ("/root", "/home", "/var/tmp", "/srv", "/mnt", "/media", "/opt", "/run")
-NEVER_HIDDEN = ("/", "/usr", "/lib", "/lib64", "/bin", "/etc", "/proc", "/dev", "/sys", "/tmp")
+# With a mount namespace every top-level folder but these is covered by an empty tmpfs (the interpreter's
+# own prefix excepted), whatever its permissions: a world-readable checkout anywhere is out of sight.
+KEPT = ("/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "/etc", "/proc", "/dev", "/sys", "/tmp")
+ALSO_HIDDEN = ("/dev/shm", "/dev/mqueue")  # world-writable: nothing may be left there for later
+WORLD_WRITABLE = ("/tmp", "/var/tmp", "/dev/shm")
+MS_NOEXEC = 8  # swept for the slot uid's files when nothing hides them
 
 
 @dataclass(frozen=True)
@@ -38,6 +41,7 @@ class Frame:
     wall_seconds: float
     cpu_seconds: float  # the parent's own reading of the sandbox's CPU, from /proc
     failure: str = ""  # "timeout", "died", "garbled", "oversized"
+    oom_killed: bool = False  # the memory cgroup killed one of the submission's processes
 
 
 class Sandbox:
@@ -51,6 +55,7 @@ class Sandbox:
         self.private_paths = tuple(str(p) for p in private_paths)
         self.pid = 0
         self.workdir = ""
+        self.group: cgroup.Group | None = None
 
     # ------------------------------------------------------------ start
     def start(self, load_seconds: float) -> Frame:
@@ -61,6 +66,11 @@ class Sandbox:
             if self.isolation.uid is not None:
                 os.chown(self.workdir, self.isolation.uid, self.isolation.uid)
         python = child_python()
+        if self.isolation.cgroup:
+            self.group = cgroup.Group()
+            size = (self.limits.memory + self.limits.file_size * 4 + 64) << 20  # + the tmpfs it may fill
+            self.group.create(memory_bytes=size, processes=self.limits.processes)
+        self.nproc = self.limits.processes + (0 if self.isolation.uid is not None else _tasks_of(os.getuid()))
         self.children_before = set(_children())
         self.pid = os.fork()
         if self.pid == 0:  # pragma: no cover - runs in the child, reports failures on the reply pipe
@@ -85,15 +95,22 @@ class Sandbox:
         iso, limits = self.isolation, self.limits
         os.setsid()
         linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)  # the sandbox dies with the grader
+        linux.prctl(linux.PR_SET_NO_NEW_PRIVS, 1)  # no setuid program gives root back, whatever the layers
+        linux.prctl(linux.PR_SET_CHILD_SUBREAPER, 1)  # kept across exec: the harness reaps escaped helpers
+        if self.group is not None:
+            self.group.join()  # before anything of the submission runs: nothing starts outside the group
         if iso.netns:
             linux.setns(netns_fd(), linux.CLONE_NEWNET)
         workdir = self.workdir
         if iso.mountns:  # before dropping root: mounting needs it
             linux.unshare(linux.CLONE_NEWNS | linux.CLONE_NEWIPC | linux.CLONE_NEWUTS)
             linux.mount("none", "/", None, linux.MS_REC | linux.MS_PRIVATE)
-            for path in (*self.private_paths, *ALWAYS_HIDDEN):
-                if _hideable(path, python):
-                    linux.mount("tmpfs", path, "tmpfs", linux.MS_NOSUID | linux.MS_NODEV, "size=4k,mode=0755")
+            files: list[str] = []
+            for path in hidden_folders(python, self.private_paths, files):
+                linux.mount("tmpfs", path, "tmpfs", linux.MS_NOSUID | linux.MS_NODEV, "size=4k,mode=0755")
+            for path in files:
+                linux.mount("/dev/null", path, None, linux.MS_BIND)
+            _private_proc()
             size = limits.file_size * 4 + 8
             linux.mount("tmpfs", "/tmp", "tmpfs", linux.MS_NOSUID | linux.MS_NODEV, f"size={size}m,mode=0755")
             workdir = "/tmp/work"
@@ -120,9 +137,11 @@ class Sandbox:
             (resource.RLIMIT_CORE, (0, 0)),
         ):
             resource.setrlimit(which, value)
+        if iso.uid is not None or os.geteuid() != 0:
+            # RLIMIT_NPROC counts every task of the real uid and means nothing to root. With a dedicated uid
+            # the submission has it to itself; run as the teacher's own uid, it gets what is in use + its share.
+            resource.setrlimit(resource.RLIMIT_NPROC, (self.nproc,) * 2)
         if iso.uid is not None:
-            # RLIMIT_NPROC counts per uid and means nothing to root: set it only with a dedicated uid.
-            resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes,) * 2)
             os.setgroups([])
             os.setgid(iso.uid)
             os.setuid(iso.uid)
@@ -148,13 +167,19 @@ class Sandbox:
         an escaped grandchild may hold the reply pipe open."""
         started = time.monotonic()
         cpu_before = self.cpu_seconds()
+        group_before = self.group.cpu_seconds() if self.group else 0.0
+        oom_before = self.group.oom_kills() if self.group else 0
         deadline = started + wall_seconds
         while True:
             data, failure = self._read_frame(deadline)
             if failure or data is None or seq is None or data.get("seq") == seq:
                 break
         wall = time.monotonic() - started
-        return Frame(data, wall, max(self.cpu_seconds() - cpu_before, 0.0), failure)
+        cpu = self.cpu_seconds() - cpu_before
+        if self.group is not None:  # every process of the submission, reaped or not, forged reply or not
+            cpu = max(cpu, self.group.cpu_seconds() - group_before)
+        oom = self.group is not None and self.group.oom_kills() > oom_before
+        return Frame(data, wall, max(cpu, 0.0), failure, oom)
 
     def _read_frame(self, deadline: float) -> tuple[dict[str, object] | None, str]:
         buffer = b""
@@ -176,10 +201,7 @@ class Sandbox:
                 need += int.from_bytes(buffer, "big")
                 if need > REPLY_CAP:
                     return None, "oversized"
-        try:
-            data = ast.literal_eval(buffer[4:].decode("utf-8", "replace"))
-        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-            return None, "garbled"
+        data = decode(buffer[4:])
         return (data, "") if isinstance(data, dict) else (None, "garbled")
 
     def cpu_seconds(self) -> float:
@@ -200,6 +222,8 @@ class Sandbox:
             os.killpg(self.pid, signal.SIGKILL)
         except OSError:
             pass
+        if self.group is not None:
+            self.group.kill()
         if self.isolation.uid is not None:
             kill_all_of(self.isolation.uid)
         try:
@@ -211,13 +235,107 @@ class Sandbox:
             os.close(fd)
         if self.workdir:
             shutil.rmtree(self.workdir, ignore_errors=True)
+        if self.isolation.uid is not None and not (self.isolation.mountns or self.isolation.landlock):
+            remove_files_of(self.isolation.uid, WORLD_WRITABLE)
+        if self.group is not None:
+            self.group.remove()
+            self.group = None
         self.pid = 0
 
 
-def _hideable(path: str, python: str) -> bool:
-    """A folder we may cover with an empty tmpfs: not a system folder, not one the interpreter lives in."""
-    path = os.path.normpath(path)
-    return os.path.isdir(path) and path not in NEVER_HIDDEN and not python.startswith(path + "/")
+def _private_proc() -> None:
+    """A /proc of our own that shows only the processes of the submission's uid: no cmdline or environ of
+    the grader, the teacher's shell or another sandbox (older kernels: the whole /proc, hidepid=2)."""
+    for options in ("hidepid=invisible,subset=pid", "hidepid=2"):
+        try:
+            linux.mount("proc", "/proc", "proc", linux.MS_NOSUID | linux.MS_NODEV | MS_NOEXEC, options)
+            return
+        except OSError:
+            continue
+
+
+def decode(data: bytes) -> object:
+    """A reply's JSON, tags turned back into tuples, sets, dicts and bytes; None when unreadable.
+    json.loads is C and linear: a hostile 12 MB reply costs seconds, not the minutes of ast.literal_eval."""
+    try:
+        return json.loads(data, object_hook=_untag)
+    except (ValueError, TypeError, RecursionError, MemoryError, UnicodeError, AttributeError):
+        return None
+
+
+_TAGS = {"$t": tuple, "$s": set, "$d": lambda pairs: {k: v for k, v in pairs}, "$b": lambda s: s.encode("latin-1")}
+
+
+def _untag(obj: dict[str, object]) -> object:
+    if len(obj) == 1:
+        (key, inner), = obj.items()
+        if key in _TAGS:
+            return _TAGS[key](inner)
+    return obj
+
+
+def hidden_folders(python: str, private: tuple[str, ...] = (), files: list[str] | None = None) -> list[str]:
+    """The folders to cover with an empty tmpfs: every top-level folder but the system ones, and along the
+    interpreter's path (when it lives elsewhere, e.g. a venv in /home) every sibling of that path. The plain
+    files met on the way (/root/.bash_history, /container_info.json) go into `files`, to cover one by one."""
+    prefix = os.path.dirname(os.path.dirname(os.path.realpath(python)))
+    found: list[str] = []
+
+    def walk(folder: str) -> None:
+        try:
+            names = sorted(os.listdir(folder))
+        except OSError:
+            return
+        for name in names:
+            path = os.path.join(folder, name)
+            if files is not None and os.path.isfile(path) and not os.path.islink(path):
+                files.append(path)
+            if os.path.islink(path) or not os.path.isdir(path) or path in KEPT:
+                continue
+            if prefix == path or prefix.startswith(path + "/"):
+                if prefix != path:
+                    walk(path)
+            else:
+                found.append(path)
+
+    walk("/")
+    extra = [os.path.realpath(p) for p in (*private, *ALSO_HIDDEN)]
+    found += [p for p in extra if os.path.isdir(p) and not any(p.startswith(f + "/") or p == f for f in found)
+              and not prefix.startswith(p + "/") and p != prefix]
+    return found
+
+
+def remove_files_of(uid: int, folders: tuple[str, ...]) -> None:
+    """Without a mount namespace or Landlock the submission could write in world-writable folders: remove
+    what its uid owns there (only a dedicated uid makes this safe)."""
+    for folder in folders:
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.stat(follow_symlinks=False).st_uid != uid:
+                    continue
+                if entry.is_dir(follow_symlinks=False):
+                    shutil.rmtree(entry.path, ignore_errors=True)
+                else:
+                    os.unlink(entry.path)
+            except OSError:
+                pass
+
+
+def _tasks_of(uid: int) -> int:
+    """How many tasks (threads included: RLIMIT_NPROC counts them) the uid runs now."""
+    count = 0
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                if os.stat(f"/proc/{name}").st_uid == uid:
+                    count += len(os.listdir(f"/proc/{name}/task"))
+            except OSError:
+                continue
+    return count
 
 
 def become_subreaper() -> None:

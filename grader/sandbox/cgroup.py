@@ -1,0 +1,113 @@
+"""An optional cgroup v1 group per sandbox: total memory and process count of the submission (root included),
+CPU of every process it started (helpers it never reaped too), and a kill that misses no one."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import signal
+from pathlib import Path
+
+V1_ROOT = Path("/sys/fs/cgroup")
+CONTROLLERS = ("memory", "pids", "cpuacct")
+PREFIX = "grader-"
+_counter = itertools.count(1)
+
+
+def unavailable() -> str:
+    """Why the cgroup layer cannot be used here ('' when it can): v1 memory, pids and cpuacct, writable."""
+    if os.geteuid() != 0:
+        return "needs root"
+    for controller in CONTROLLERS:
+        if not (V1_ROOT / controller / "cgroup.procs").is_file():
+            if (V1_ROOT / "cgroup.controllers").is_file():
+                return "cgroup v2 only (v1 memory, pids and cpuacct are needed)"
+            return f"no cgroup v1 '{controller}' hierarchy at {V1_ROOT / controller}"
+    probe = Group(f"probe-{os.getpid()}")
+    try:
+        probe.create(memory_bytes=64 << 20, processes=8)
+    except OSError as error:
+        return f"cannot create a group: {error.strerror or error}"
+    finally:
+        probe.remove()
+    _remove_stale()
+    return ""
+
+
+class Group:
+    """One group in each controller hierarchy, named after this grader process."""
+
+    def __init__(self, name: str | None = None) -> None:
+        self.name = PREFIX + (name or f"{os.getpid()}-{next(_counter)}")
+        self.dirs = {c: V1_ROOT / c / self.name for c in CONTROLLERS}
+
+    def create(self, memory_bytes: int, processes: int) -> None:
+        for folder in self.dirs.values():
+            folder.mkdir(mode=0o755, exist_ok=True)
+        memory = self.dirs["memory"]
+        _write(memory / "memory.limit_in_bytes", memory_bytes)
+        if (memory / "memory.memsw.limit_in_bytes").exists():  # swap accounting: no swapping out either
+            _write(memory / "memory.memsw.limit_in_bytes", memory_bytes)
+        _write(self.dirs["pids"] / "pids.max", processes)
+
+    def join(self) -> None:
+        """Move the calling process in (the sandbox does this before it drops root and execs)."""
+        for folder in self.dirs.values():
+            _write(folder / "cgroup.procs", os.getpid())
+
+    def cpu_seconds(self) -> float:
+        try:
+            return int((self.dirs["cpuacct"] / "cpuacct.usage").read_text()) / 1e9
+        except (OSError, ValueError):
+            return 0.0
+
+    def oom_kills(self) -> int:
+        try:
+            for line in (self.dirs["memory"] / "memory.oom_control").read_text().splitlines():
+                if line.startswith("oom_kill "):
+                    return int(line.split()[1])
+        except (OSError, ValueError):
+            pass
+        return 0
+
+    def pids(self) -> list[int]:
+        try:
+            return [int(p) for p in (self.dirs["pids"] / "cgroup.procs").read_text().split()]
+        except (OSError, ValueError):
+            return []
+
+    def kill(self) -> None:
+        """SIGKILL every member until none is left (pids.max bounds how many a fork loop can add)."""
+        for _ in range(100):
+            members = self.pids()
+            if not members:
+                return
+            for pid in members:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+
+    def remove(self) -> None:
+        for folder in self.dirs.values():
+            try:
+                folder.rmdir()
+            except OSError:
+                pass  # not there, or a member still dying: the next start-up removes it
+
+
+def _write(path: Path, value: int) -> None:
+    with open(path, "w") as file:
+        file.write(str(value))
+
+
+def _remove_stale() -> None:
+    """Empty groups left by a grader that was killed before it could remove them."""
+    for controller in CONTROLLERS:
+        for folder in (V1_ROOT / controller).glob(PREFIX + "*"):
+            owner = folder.name[len(PREFIX):].split("-")[0]
+            if owner.isdigit() and not Path(f"/proc/{owner}").exists():
+                try:
+                    folder.rmdir()
+                except OSError:
+                    pass
