@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import multiprocessing
+import os
 import sys
 import time
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from rich.console import Console
@@ -17,7 +21,7 @@ from grader.export import export_student_bundle
 from grader.lesson import LessonError, import_lesson
 from grader.model import Exercise
 from grader.scaffold import KINDS, new_exercise
-from grader.validation import validate_exercise
+from grader.validation import ExerciseValidation, validate_exercise
 from grader.validation.render import calibration_table, render_summary, render_validation
 
 
@@ -33,6 +37,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     validate.add_argument("ids", metavar="ID", nargs="*", help="exercise ids (default: every exercise)")
     validate.add_argument("--recalibrate", action="store_true",
                           help="measure the time limits again even if this machine has them cached")
+    validate.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)), metavar="N",
+                          help="validate N exercises at a time (default: one per CPU; time limits are still "
+                               "measured one at a time)")
     calibrate_parser = command("calibrate", "measure the CPU time limits on this machine from the accepted "
                                             "references", run_calibrate)
     calibrate_parser.add_argument("ids", metavar="ID", nargs="*", help="exercise ids (default: every exercise)")
@@ -87,18 +94,38 @@ def _load_as_written(course: Course, ids: list[str]) -> list[Exercise]:
 def run_validate(args: argparse.Namespace) -> int:
     course = Course.at(args.exercises)
     ids = _selected(course, args.ids)
-    _load_as_written(course, ids)
+    exercises = _load_as_written(course, ids)
+    if args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
     console = _console()
     console.print(Text(f"Validating {len(ids)} exercise{'s' if len(ids) != 1 else ''} in {course.exercises_dir}\n"
                        f"machine: {machine()}\nsandbox interpreter: {python_version()}", style="dim"))
     started = time.monotonic()
     validations = []
-    for exercise_id in ids:
-        validation = validate_exercise(course, exercise_id, recalibrate=args.recalibrate)
+    for validation in _validations(course, exercises, args.recalibrate, args.jobs):
         render_validation(validation, console)
         validations.append(validation)
     render_summary(validations, time.monotonic() - started, console)
     return 0 if all(v.ok for v in validations) else 1
+
+
+def _validations(course: Course, exercises: list[Exercise], recalibrate: bool, jobs: int) -> Iterator[ExerciseValidation]:
+    """Each exercise's validation, in order; with several jobs, in worker processes started fresh (each
+    sandbox keeps a process of its own), after every time limit has been measured here, one at a time:
+    measurements that compete for the CPU would be slower than the machine is."""
+    if jobs <= 1 or len(exercises) <= 1:
+        for exercise in exercises:
+            yield validate_exercise(course, exercise.id, recalibrate=recalibrate)
+        return
+    for exercise in exercises:
+        try:
+            calibrate(exercise, force=recalibrate)
+        except CalibrationError:
+            pass  # the worker's validation reports it
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+        futures = [pool.submit(validate_exercise, course, exercise.id) for exercise in exercises]
+        for future in futures:
+            yield future.result()
 
 
 def run_calibrate(args: argparse.Namespace) -> int:
