@@ -30,7 +30,7 @@ SYSTEM_READ_ONLY = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/etc/ld.so.cach
 KEPT = ("/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "/etc", "/proc", "/dev", "/sys", "/tmp")
 ALSO_HIDDEN = ("/dev/shm", "/dev/mqueue")  # world-writable: nothing may be left there for later
 WORLD_WRITABLE = ("/tmp", "/var/tmp", "/dev/shm")
-MS_NOEXEC = 8  # swept for the slot uid's files when nothing hides them
+MS_NOEXEC, MS_MOVE = 8, 8192  # swept for the slot uid's files when nothing hides them
 
 
 @dataclass(frozen=True)
@@ -111,6 +111,7 @@ class Sandbox:
             for path in files:
                 linux.mount("/dev/null", path, None, linux.MS_BIND)
             _private_proc()
+            _private_dev()
             size = limits.file_size * 4 + 8
             linux.mount("tmpfs", "/tmp", "tmpfs", linux.MS_NOSUID | linux.MS_NODEV, f"size={size}m,mode=0755")
             workdir = "/tmp/work"
@@ -241,6 +242,23 @@ class Sandbox:
             self.group.remove()
             self.group = None
         self.pid = 0
+
+
+DEVICES = ("null", "zero", "full", "random", "urandom")
+
+
+def _private_dev() -> None:
+    """A /dev with only the harmless devices: no /dev/kmsg, terminals, disks, /dev/shm. It is built on a
+    tmpfs at /tmp (covered right after) and moved onto /dev, since binding needs the old devices in sight."""
+    linux.mount("tmpfs", "/tmp", "tmpfs", linux.MS_NOSUID | MS_NOEXEC, "size=64k,mode=0755")
+    for name in DEVICES:
+        open(f"/tmp/{name}", "w").close()
+        linux.mount(f"/dev/{name}", f"/tmp/{name}", None, linux.MS_BIND)
+    for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"), ("stdout", "/proc/self/fd/1"),
+                         ("stderr", "/proc/self/fd/2")):
+        os.symlink(target, f"/tmp/{name}")
+    os.mkdir("/tmp/shm", 0o755)
+    linux.mount("/tmp", "/dev", None, MS_MOVE)
 
 
 def _private_proc() -> None:
