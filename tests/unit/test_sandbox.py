@@ -134,3 +134,27 @@ def test_load_errors_show_the_line() -> None:
     with SubmissionRun(EXERCISE, "def remember(n):\n    return n\nundefined_name\n") as submission_run:
         result = submission_run.run(make_test("remember(1)"))
     assert result.error_type == "NameError" and "line 3" in result.traceback
+
+
+def test_replies_are_json_with_tags_and_a_bounded_parse() -> None:
+    import time
+
+    from grader.sandbox.process import decode
+
+    assert decode(b'{"v": {"$t": [1, {"$s": ["a"]}, {"$d": [[{"$t": [1]}, {"$b": "\\u00ff"}]]}]}}') == {
+        "v": (1, {"a"}, {(1,): b"\xff"})}
+    assert decode(b"{'not': json}") is None and decode(b'{"$s": [[1]]}') is None  # unhashable: unreadable
+    started = time.monotonic()
+    assert decode(b"[" + b"[]," * 1_000_000 + b"[]]") is not None  # literal_eval: ~25 s and 1.5 GB
+    assert time.monotonic() - started < 5
+
+
+def test_the_mount_namespace_hides_every_folder_but_the_system_ones() -> None:
+    from grader.sandbox.process import KEPT, hidden_folders
+
+    hidden = hidden_folders("/usr/bin/python3", ("/usr/share/secret-course",))
+    assert "/usr/share/secret-course" in hidden or not Path("/usr/share/secret-course").exists()
+    assert not any(path in KEPT for path in hidden)
+    assert all(Path(path).is_dir() for path in hidden)
+    nested = hidden_folders(str(Path(__file__).resolve()))  # an interpreter inside this checkout
+    assert not any(str(Path(__file__).resolve()).startswith(path + "/") for path in nested)
