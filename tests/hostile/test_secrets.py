@@ -55,5 +55,19 @@ def test_the_secret_is_nowhere_to_be_found_and_nothing_is_written(hostile: Cours
     assert fingerprint(hostile.root) == before  # spec, reference, other students: unchanged
     for folder in ("/tmp", "/dev/shm", "/var/tmp", os.path.expanduser("~")):
         assert not list(Path(folder).glob(f"{hostile.token}*")), folder
-    assert list(hostile.scratch.iterdir()) == []
+    assert list(hostile.scratch.iterdir()) == []  # ...and nothing of it is left
+    assert leftovers(result) == []
+
+
+def test_without_mountns_or_landlock_what_it_wrote_is_removed(hostile: Course) -> None:
+    """uid and seccomp only (an old kernel in a container): /tmp and /dev/shm are writable, so the files
+    the sandbox uid left there are removed when the sandbox closes."""
+    hostile.exercise(TESTS)
+    result = hostile.check(submission("search_disk.py", token=hostile.token, course=hostile.root),
+                           env={"GRADER_LAYERS": "uid,seccomp"})
+    assert "uid" in result.json()["isolation"]
+    assert verdicts(result)["write_outside()"] == "wrong_answer"  # it did write in /tmp and /dev/shm...
+    for folder in ("/tmp", "/dev/shm", "/var/tmp"):
+        assert not list(Path(folder).glob(f"{hostile.token}*")), folder
+    assert list(hostile.scratch.iterdir()) == []  # ...and nothing of it is left
     assert leftovers(result) == []
