@@ -6,20 +6,15 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from rich.console import Console
-from rich.markdown import Markdown
-from rich.syntax import Syntax
-from rich.table import Table
-from rich.text import Text
+from grader.reporters import REPORTERS, reporter
 
-from grader.course import Course
-from grader.errors import UsageError
-from grader.expected import ExpectationError, cache_dir, expected_values
-from grader.grading import grade
-from grader.model import Exercise, Kind, Verdict
-from grader.reporters import REPORTERS
+if TYPE_CHECKING:  # the heavy modules are imported by the commands that use them: start-up stays short
+    from rich.console import Console
+    from rich.table import Table
 
+    from grader.model import Exercise
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     def command(name: str, help_text: str, run: object, exercise: bool = True) -> argparse.ArgumentParser:
@@ -45,10 +40,17 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
 
 
 def _console() -> Console:
+    from rich.console import Console
+
     return Console(highlight=False, emoji=False)
 
 
 def run_list(args: argparse.Namespace) -> int:
+    from rich.table import Table
+    from rich.text import Text
+
+    from grader.course import Course
+
     course = Course.at(args.exercises)
     table = Table(title=f"Exercises in {course.exercises_dir}", header_style="bold")
     for column in ("id", "title", "kind", "tests (hidden)"):
@@ -61,6 +63,13 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
+    from rich.markdown import Markdown
+    from rich.syntax import Syntax
+    from rich.text import Text
+
+    from grader.course import Course
+    from grader.model import Kind
+
     course = Course.at(args.exercises)
     exercise = course.load(args.exercise)
     console = _console()
@@ -81,6 +90,11 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def _visible_tests(exercise: Exercise) -> Table:
+    from rich.table import Table
+    from rich.text import Text
+
+    from grader.expected import ExpectationError, expected_values
+
     try:
         expected = expected_values(exercise)
     except ExpectationError:
@@ -100,6 +114,10 @@ def _visible_tests(exercise: Exercise) -> Table:
 
 
 def run_start(args: argparse.Namespace) -> int:
+    from grader.course import Course
+    from grader.errors import UsageError
+    from grader.model import Kind
+
     exercise = Course.at(args.exercises).load(args.exercise)
     suffix = ".txt" if exercise.kind == Kind.PREDICT else ".py"
     path = Path(args.path or f"{exercise.id}{suffix}")
@@ -111,6 +129,12 @@ def run_start(args: argparse.Namespace) -> int:
 
 
 def run_hint(args: argparse.Namespace) -> int:
+    from rich.markdown import Markdown
+    from rich.text import Text
+
+    from grader.course import Course
+    from grader.expected import cache_dir
+
     exercise = Course.at(args.exercises).load(args.exercise)
     if not exercise.hints:
         _console().print("This exercise has no hints.")
@@ -134,6 +158,11 @@ def run_hint(args: argparse.Namespace) -> int:
 
 
 def run_check(args: argparse.Namespace) -> int:
+    from grader.course import Course
+    from grader.errors import UsageError
+    from grader.grading import grade
+    from grader.model import Verdict
+
     course = Course.at(args.exercises)
     exercise = course.load(args.exercise)
     submission = Path(args.submission)
@@ -142,5 +171,5 @@ def run_check(args: argparse.Namespace) -> int:
     visible_only = (course.exercises_dir / ".student-bundle").exists()
     report = grade(exercise, submission, run_all=args.all, visible_only=visible_only,
                    private_paths=course.private_paths(submission.resolve().parent))
-    REPORTERS[args.format]().render(report, sys.stdout)
+    reporter(args.format).render(report, sys.stdout)
     return 0 if report.verdict == Verdict.PASSED else 1

@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
-from typing import Protocol, TextIO
+from importlib import import_module
+from typing import TYPE_CHECKING, Protocol, TextIO
 
-from grader.model import Report
-from grader.reporters.json_report import JsonReporter
-from grader.reporters.terminal import TerminalReporter
+if TYPE_CHECKING:
+    from grader.model import Report
 
 
 class Reporter(Protocol):
     def render(self, report: Report, out: TextIO) -> None: ...
 
 
-REPORTERS: dict[str, type[JsonReporter] | type[TerminalReporter]] = {
-    "terminal": TerminalReporter,
-    "json": JsonReporter,
+# name -> "module:class"; imported on use, so `--format json` never pays for rich.
+REPORTERS: dict[str, str] = {
+    "terminal": "grader.reporters.terminal:TerminalReporter",
+    "json": "grader.reporters.json_report:JsonReporter",
 }
+
+
+def reporter(name: str) -> Reporter:
+    module, _, cls = REPORTERS[name].partition(":")
+    return getattr(import_module(module), cls)()  # type: ignore[no-any-return]
