@@ -9,7 +9,10 @@ comment, so nothing is shared and every submission really runs. Expected values 
 clock starts (they are cached on disk in real use too).
 
 ideal = (CPU time of the submissions' sandboxed processes, every test and interpreter start-up included,
-as the kernel counted it) / workers. wall = the whole `grader batch` command, outputs included.
+as the kernel counted it) / workers. wall = the whole `grader batch` command, outputs included. grader CPU =
+the CPU the command used besides the sandboxes (the batch, its workers, the outputs): the overhead, which
+unlike wall time does not depend on what else the machine is running; 'per grading ms' is the part of it
+spent in the workers for each submission (grade()'s checks, sandbox set-up and teardown, reading results).
 Targets: wall / ideal <= 1.15 with the default workers; speed-up from 1 to 2 workers >= 1.8.
 """
 
@@ -18,6 +21,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import resource
 import shutil
 import sqlite3
 import subprocess
@@ -43,6 +47,8 @@ class Run:
     submissions: int  # student x exercise, missing files included
     gradings: int  # submissions run in the sandbox
     cpu: float  # sandboxed processes' CPU, summed
+    worker_cpu: float  # the workers' own CPU for the gradings (checks, sandbox set-up, reading results)
+    total_cpu: float  # the whole command's CPU: the batch, its workers and their sandboxes
 
     @property
     def ideal(self) -> float:
@@ -87,15 +93,23 @@ def warm_cache() -> None:
 
 def run_batch(folder: Path, out: Path, workers: int) -> Run:
     shutil.rmtree(out, ignore_errors=True)
+    before = _children_cpu()
     started = time.monotonic()
     subprocess.run([sys.executable, "-m", "grader", "batch", str(folder), "--out", str(out), "--workers",
                     str(workers)], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
     wall = time.monotonic() - started
+    total_cpu = _children_cpu() - before
     with sqlite3.connect(out / "results.sqlite") as db:
         grading = db.execute("SELECT finished_at - started_at FROM runs").fetchone()[0]
         submissions = db.execute("SELECT COUNT(*) FROM submissions").fetchone()[0]
-        gradings, cpu = db.execute("SELECT COUNT(*), SUM(cpu_seconds) FROM gradings WHERE worker != '-'").fetchone()
-    return Run(workers, wall, grading, submissions, gradings, cpu)
+        gradings, cpu, worker_cpu = db.execute("SELECT COUNT(*), SUM(cpu_seconds), SUM(grader_cpu_seconds) "
+                                               "FROM gradings WHERE worker != '-'").fetchone()
+    return Run(workers, wall, grading, submissions, gradings, cpu, worker_cpu, total_cpu)
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def main() -> None:
@@ -130,13 +144,18 @@ def report(args: argparse.Namespace, files: int, runs: dict[int, Run]) -> None:
     print(f"command: .venv/bin/python benchmarks/batch.py --workers {args.workers} --students {args.students} "
           f"--seed {args.seed}")
     print(f"{'workers':>8} {'wall s':>8} {'grading s':>10} {'subm/s':>8} {'sandbox CPU s':>14} {'ideal s':>8} "
-          f"{'wall/ideal':>11}")
+          f"{'wall/ideal':>11} {'grader CPU s':>13} {'per grading ms':>15}")
     for workers, run in sorted(runs.items(), key=lambda item: -item[0]):
         print(f"{workers:>8} {run.wall:>8.1f} {run.grading:>10.1f} {run.submissions / run.wall:>8.2f} "
-              f"{run.cpu:>14.1f} {run.ideal:>8.1f} {run.ratio:>11.3f}")
+              f"{run.cpu:>14.1f} {run.ideal:>8.1f} {run.ratio:>11.3f} {run.total_cpu - run.cpu:>13.1f} "
+              f"{run.worker_cpu / run.gradings * 1000:>15.1f}")
     speedup = runs[1].wall / runs[2].wall
     print(f"wall / ideal with {args.workers} workers: {main_run.ratio:.3f} (target <= 1.15)")
     print(f"speed-up from 1 to 2 workers: {speedup:.2f}x (target >= 1.8)")
+    busy = (main_run.cpu + main_run.worker_cpu) / args.workers
+    print(f"wall / (sandbox + workers' own CPU) / {args.workers} workers: {main_run.wall / busy:.3f} "
+          f"(the batch's own scheduling, start-up and outputs; 'per grading ms' is the core's overhead per "
+          f"submission, in the worker)")
 
 
 if __name__ == "__main__":

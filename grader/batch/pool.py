@@ -1,20 +1,23 @@
-"""The local runner: worker processes, each grading one submission at a time, started fresh ('spawn') so
-that each takes a sandbox uid of its own, and tied to the batch so that none outlives it."""
+"""The local runner: worker processes (grader/batch/worker.py), each grading one submission at a time.
+
+Each is a fresh interpreter, so each takes a sandbox uid of its own; each dies with the batch, even under
+SIGKILL; none is in the terminal's process group, so a Ctrl-C is the batch's alone to handle."""
 
 from __future__ import annotations
 
-import multiprocessing
 import os
-import signal
+import subprocess
+import sys
 from collections import deque
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from multiprocessing import Pipe
 from multiprocessing.connection import Connection, wait
-from multiprocessing.process import BaseProcess
+from pathlib import Path
 
-from grader.batch.work import Graded, Job, grade_job, uniform_report
+import grader
+from grader.batch.work import Graded, Job, uniform_report
 from grader.model import Verdict
-from grader.sandbox import linux
 
 RETRIES = 1  # a job whose worker died is given to a new worker once more, then recorded as a grader error
 
@@ -25,16 +28,22 @@ def default_workers() -> int:
 
 @dataclass
 class _Worker:
-    process: BaseProcess
+    process: subprocess.Popen[bytes]
     conn: Connection
-    job: Job | None = None
+    pidfd: int  # readable once the process has ended
+    jobs: deque[Job] = field(default_factory=deque)  # sent, not answered yet, oldest first
+
+    def stop(self) -> None:
+        self.process.kill()
+        self.process.wait()
+        self.conn.close()
+        os.close(self.pidfd)
 
 
 class LocalPool:
     def __init__(self, workers: int) -> None:
         self.size = workers
         self.workers: list[_Worker] = []
-        self.context = multiprocessing.get_context("spawn")
 
     def describe(self) -> str:
         return f"{self.size} local worker process{'es' if self.size != 1 else ''}"
@@ -43,73 +52,58 @@ class LocalPool:
         """Every job's grading, in the order they finish."""
         queue, tries = deque(jobs), {job.key: 0 for job in jobs}
         while len(self.workers) < min(self.size, len(jobs)):
-            self.workers.append(self._start())
-        while queue or any(w.job for w in self.workers):
-            for worker in self.workers:
-                if worker.job is None and queue:
-                    worker.job = queue.popleft()
-                    worker.conn.send(worker.job)
-            busy = [w for w in self.workers if w.job is not None]
-            ready = set(wait([w.conn for w in busy] + [w.process.sentinel for w in busy]))
+            self.workers.append(_start())
+        while queue or any(w.jobs for w in self.workers):
+            self._hand_out(queue)
+            busy = [w for w in self.workers if w.jobs]
+            ready = set(wait([w.conn for w in busy] + [w.pidfd for w in busy]))
             for worker in busy:
-                job = worker.job
-                assert job is not None
                 if worker.conn in ready:
                     try:
                         graded: Graded = worker.conn.recv()
                     except (EOFError, OSError):
                         pass  # it died while answering: handled below
                     else:
-                        worker.job = None
+                        worker.jobs.popleft()
                         yield graded
                         continue
-                elif worker.process.sentinel not in ready:
+                elif worker.pidfd not in ready:
                     continue
-                self._replace(worker)
-                tries[job.key] += 1
-                if tries[job.key] <= RETRIES:
-                    queue.appendleft(job)
-                else:
-                    report = uniform_report(job.exercise, job.label, Verdict.GRADER_ERROR,
-                                            "the grading worker process died on this submission, twice")
-                    yield Graded(job.key, report, 0.0, 0.0, "-")
+                worker.stop()
+                self.workers[self.workers.index(worker)] = _start()
+                for job in reversed(worker.jobs):
+                    tries[job.key] += 1
+                    if tries[job.key] <= RETRIES:
+                        queue.appendleft(job)
+                    else:
+                        report = uniform_report(job.exercise, job.label, Verdict.GRADER_ERROR,
+                                                "the grading worker process died on this submission, twice")
+                        yield Graded(job.key, report, 0.0, 0.0, "-")
+
+    def _hand_out(self, queue: deque[Job]) -> None:
+        """A job to every idle worker; while plenty are left, a second one too, so that no worker waits
+        for us between two jobs. Near the end, one each, so that no worker sits on a job another could run."""
+        for depth in (1, 2):
+            for worker in self.workers:
+                if queue and len(worker.jobs) < depth and (depth == 1 or len(queue) > len(self.workers)):
+                    worker.jobs.append(queue.popleft())
+                    worker.conn.send(worker.jobs[-1])
 
     def close(self) -> None:
         """Stop every worker now: a job in progress is abandoned (the next run grades it)."""
         for worker in self.workers:
-            worker.process.kill()  # its sandbox dies with it (PR_SET_PDEATHSIG)
-        for worker in self.workers:
-            worker.process.join()
-            worker.conn.close()
+            worker.stop()  # its sandbox dies with it (PR_SET_PDEATHSIG)
         self.workers = []
 
-    def _start(self) -> _Worker:
-        ours, theirs = self.context.Pipe()
-        process = self.context.Process(target=worker_main, args=(theirs, os.getpid()), daemon=True,
-                                       name="grader-batch-worker")
-        process.start()
-        theirs.close()
-        return _Worker(process, ours)
 
-    def _replace(self, worker: _Worker) -> None:
-        worker.process.kill()
-        worker.process.join()
-        worker.conn.close()
-        fresh = self._start()
-        worker.process, worker.conn, worker.job = fresh.process, fresh.conn, None
-
-
-def worker_main(conn: Connection, parent: int) -> None:
-    # Die with the batch, even when it is killed with SIGKILL; then the sandbox dies with us in turn.
-    linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
-    if os.getppid() != parent:
-        return
-    os.setpgid(0, 0)  # a Ctrl-C in the terminal is for the batch to handle, not for its workers
-    while True:
-        try:
-            job = conn.recv()
-        except (EOFError, OSError):
-            return
-        if job is None:
-            return
-        conn.send(grade_job(job))
+def _start() -> _Worker:
+    ours, theirs = Pipe()
+    # The worker imports grader from where this process did, installed or not.
+    source = str(Path(grader.__file__).resolve().parent.parent)
+    path = os.pathsep.join(p for p in (source, os.environ.get("PYTHONPATH", "")) if p)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "grader.batch.worker", str(theirs.fileno()), str(os.getpid())],
+        pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, process_group=0,
+        env={**os.environ, "PYTHONPATH": path})
+    theirs.close()
+    return _Worker(process, ours, os.pidfd_open(process.pid))

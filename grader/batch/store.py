@@ -34,8 +34,11 @@ CREATE TABLE IF NOT EXISTS submissions (     -- the class of the latest run: stu
 CREATE TABLE IF NOT EXISTS gradings (        -- one per distinct submission text x exercise x grader
     submission_hash TEXT NOT NULL, exercise_hash TEXT NOT NULL, grader_version TEXT NOT NULL,
     run_all INTEGER NOT NULL, exercise TEXT NOT NULL, label TEXT NOT NULL, verdict TEXT NOT NULL,
-    score REAL NOT NULL, max_score REAL NOT NULL, cpu_seconds REAL NOT NULL, wall_seconds REAL NOT NULL,
-    isolation TEXT NOT NULL, worker TEXT NOT NULL, run_id INTEGER NOT NULL, graded_at REAL NOT NULL,
+    score REAL NOT NULL, max_score REAL NOT NULL,
+    cpu_seconds REAL NOT NULL,               -- the sandboxed processes' CPU (the submission's own)
+    grader_cpu_seconds REAL NOT NULL,        -- the worker's own CPU for it
+    wall_seconds REAL NOT NULL, isolation TEXT NOT NULL, worker TEXT NOT NULL, run_id INTEGER NOT NULL,
+    graded_at REAL NOT NULL,
     PRIMARY KEY ({KEY}));
 CREATE TABLE IF NOT EXISTS outcomes (        -- one row per graded submission x test
     submission_hash TEXT NOT NULL, exercise_hash TEXT NOT NULL, grader_version TEXT NOT NULL,
@@ -133,10 +136,10 @@ class Store:
         report = graded.report
         with self.transaction():
             cursor = self.db.execute(
-                "INSERT OR IGNORE INTO gradings VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT OR IGNORE INTO gradings VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (*_key(graded.key), report.exercise, report.submission, str(report.verdict), report.score,
-                 report.max_score, graded.cpu_seconds, graded.wall_seconds, report.isolation, graded.worker,
-                 self.run_id, time.time()))
+                 report.max_score, graded.cpu_seconds, graded.grader_cpu_seconds, graded.wall_seconds,
+                 report.isolation, graded.worker, self.run_id, time.time()))
             if cursor.rowcount == 0:
                 return False
             self.db.executemany(

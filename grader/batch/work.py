@@ -41,6 +41,7 @@ class Graded:
     cpu_seconds: float  # CPU of the sandboxed processes, measured by the kernel (RUSAGE_CHILDREN)
     wall_seconds: float
     worker: str
+    grader_cpu_seconds: float = 0.0  # the worker's own CPU for it: checks, sandbox set-up, reading results
 
 
 # A process holds one sandbox uid and kills every process of that uid after each test, so it must grade
@@ -50,7 +51,7 @@ _ONE_AT_A_TIME = threading.Lock()
 
 def grade_job(job: Job) -> Graded:
     with _ONE_AT_A_TIME:
-        started, before = time.monotonic(), _children_cpu()
+        started, before, own = time.monotonic(), _children_cpu(), _own_cpu()
         try:
             with tempfile.TemporaryDirectory(prefix="grader-batch-") as folder:
                 path = Path(folder) / "submission"
@@ -60,7 +61,8 @@ def grade_job(job: Job) -> Graded:
         except Exception as error:  # noqa: BLE001 - a grader bug on one submission must not stop the class
             report = uniform_report(job.exercise, job.label, Verdict.GRADER_ERROR,
                                     f"internal error while grading: {type(error).__name__}: {error}")
-        return Graded(job.key, report, _children_cpu() - before, time.monotonic() - started, worker_name())
+        return Graded(job.key, report, _children_cpu() - before, time.monotonic() - started, worker_name(),
+                      _own_cpu() - own)
 
 
 def uniform_report(exercise: Exercise, label: str, verdict: Verdict, feedback: str) -> Report:
@@ -71,9 +73,17 @@ def uniform_report(exercise: Exercise, label: str, verdict: Verdict, feedback: s
 
 
 def worker_name() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}"
+    return f"{_HOST}:{os.getpid()}"
+
+
+_HOST = socket.gethostname()
 
 
 def _children_cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
+
+
+def _own_cpu() -> float:
+    # The thread's own CPU: in a Dask worker, other threads (its event loop) are not this grading's.
+    return time.thread_time()

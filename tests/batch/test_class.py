@@ -29,7 +29,10 @@ def test_every_submission_gets_the_verdict_its_variant_was_written_for(graded_cl
         "USING (submission_hash, exercise_hash, grader_version, run_all)")}
     expected = {(student, exercise): variant.verdict
                 for student, answers in graded_class.chosen.items() for exercise, variant in answers.items()}
-    assert found == expected
+    assert found.keys() == expected.keys()
+    wrong = {key: (found[key], graded_class.chosen[key[0]][key[1]].name, feedback(graded_class, *key))
+             for key in found if found[key] != expected[key]}
+    assert wrong == {}
     assert set(found.values()) >= {"passed", "wrong_answer", "timeout", "runtime_error", "syntax_error", "missing"}
 
 
@@ -88,3 +91,8 @@ def test_progress_is_logged_with_verdict_counts_when_not_in_a_terminal(graded_cl
     assert lines[-1].startswith("graded 192/192")
     counts = Counter(v.verdict for answers in graded_class.chosen.values() for v in answers.values())
     assert f"PASS {counts['passed']}" in lines[-1] and f"MISSING {counts['missing']}" in lines[-1]
+
+
+def feedback(graded_class: GradedClass, student: str, exercise: str) -> list[str]:
+    return [f"{test}: {verdict}: {text}" for test, verdict, text in graded_class.db().execute(
+        "SELECT test, verdict, feedback FROM results WHERE student = ? AND exercise = ?", (student, exercise))]

@@ -1,0 +1,36 @@
+"""A local grading worker, `python -m grader.batch.worker FD PARENT`: reads jobs from the connection on FD,
+answers with their gradings, one at a time, until the connection closes.
+
+A fresh interpreter that imports only what grading needs, not the whole command line: the sandbox forks
+this process for every submission, and a smaller process forks faster."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from multiprocessing.connection import Connection
+
+from grader.batch.work import grade_job
+from grader.sandbox import linux
+
+
+def main(argv: list[str]) -> None:
+    fd, parent = int(argv[1]), int(argv[2])
+    # Die with the batch, even when it is killed with SIGKILL; then the sandbox dies with us in turn.
+    linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:
+        return
+    conn = Connection(fd)
+    while True:
+        try:
+            job = conn.recv()
+        except (EOFError, OSError):
+            return
+        if job is None:
+            return
+        conn.send(grade_job(job))
+
+
+if __name__ == "__main__":
+    main(sys.argv)
