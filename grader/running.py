@@ -31,6 +31,7 @@ class SubmissionRun:
         self.sandbox: Sandbox | None = None
         self.load_failure: RunResult | None = None
         self.seq = 0
+        self.saw_hidden = False  # the running sandbox has been sent a hidden test
         become_subreaper()
         # Not dumpable: a sandbox running as our own uid (no root) cannot read /proc/<grader>/mem or environ.
         linux.prctl(linux.PR_SET_DUMPABLE, 0)
@@ -46,13 +47,20 @@ class SubmissionRun:
         if self.sandbox is not None:
             self.sandbox.close()
             self.sandbox = None
+        self.saw_hidden = False
 
     def run(self, test: Test) -> RunResult:
+        if self.saw_hidden and not test.hidden:
+            # A sandbox that was handed a hidden test's input never serves a visible test, whose output the
+            # student sees: the input could come back in it (a file left in the working folder, a harness
+            # rewritten at load time that keeps every request).
+            self.close()
         if self.load_failure is None and self.sandbox is None:
             self._start()
         if self.load_failure is not None or self.sandbox is None:
             return self.load_failure or RunResult(sandbox_error="the sandbox did not start")
         self.seq = secrets.randbits(53)  # unguessable: a reply sent ahead for the next test cannot match it
+        self.saw_hidden = self.saw_hidden or test.hidden
         self.sandbox.send({
             "seq": self.seq,
             "call": test.call,

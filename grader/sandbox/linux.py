@@ -67,6 +67,9 @@ _DENIED_X86_64 = {
     "reboot": 169, "sethostname": 170,
 }
 _SOCKET, _SOCKETPAIR, _AF_UNIX = 41, 53, 1
+_CLONE, _CLONE3 = 56, 435
+_CLONE_NEW_ANY = 0x7E020000  # CLONE_NEWNS | NEWCGROUP | NEWUTS | NEWIPC | NEWUSER | NEWPID | NEWNET
+_ENOSYS = 38
 _AUDIT_ARCH_X86_64 = 0xC000003E
 _RET_KILL_PROCESS, _RET_ERRNO, _RET_ALLOW = 0x80000000, 0x00050000, 0x7FFF0000
 _EPERM = 1
@@ -85,8 +88,9 @@ def seccomp_supported() -> bool:
 
 
 def install_seccomp_filter() -> None:
-    """Deny the syscalls above with EPERM (AF_UNIX sockets allowed); kill foreign ABIs. Irreversible."""
-    load_word, jump_eq, jump_ge, ret = 0x20, 0x15, 0x35, 0x06
+    """Deny the syscalls above with EPERM (AF_UNIX sockets allowed), and clone() into new namespaces;
+    clone3() answers ENOSYS; kill foreign ABIs. Irreversible."""
+    load_word, jump_eq, jump_ge, ret, and_k = 0x20, 0x15, 0x35, 0x06, 0x54
     program: list[tuple[int, int | str, int | str, int]] = [
         (load_word, 0, 0, 4),  # architecture
         (jump_eq, 1, 0, _AUDIT_ARCH_X86_64),
@@ -98,10 +102,14 @@ def install_seccomp_filter() -> None:
     for number in (_SOCKET, _SOCKETPAIR):
         # not this call: skip the two instructions that test the domain argument (args[0], offset 16)
         program += [(jump_eq, 0, 2, number), (load_word, 0, 0, 16), (jump_eq, "allow", "deny", _AF_UNIX)]
+    # clone() into new namespaces (a user namespace above all: kernel attack surface) is denied; clone3()
+    # hides its flags in memory, so it answers ENOSYS and glibc falls back to clone() (as Docker does).
+    program += [(jump_eq, 0, 3, _CLONE), (load_word, 0, 0, 16), (and_k, 0, 0, _CLONE_NEW_ANY),
+                (jump_eq, "allow", "deny", 0), (jump_eq, "enosys", 0, _CLONE3)]
     for number in sorted(set(_DENIED_X86_64.values()) - {_SOCKET, _SOCKETPAIR}):
         program.append((jump_eq, "deny", 0, number))
-    program += [(ret, 0, 0, _RET_ALLOW), (ret, 0, 0, _RET_ERRNO | _EPERM)]
-    targets = {"allow": len(program) - 2, "deny": len(program) - 1}
+    program += [(ret, 0, 0, _RET_ALLOW), (ret, 0, 0, _RET_ERRNO | _EPERM), (ret, 0, 0, _RET_ERRNO | _ENOSYS)]
+    targets = {"allow": len(program) - 3, "deny": len(program) - 2, "enosys": len(program) - 1}
     compiled = []
     for index, (code, jt, jf, k) in enumerate(program):
         jt_offset = targets[jt] - index - 1 if isinstance(jt, str) else jt

@@ -71,3 +71,13 @@ def test_without_mountns_or_landlock_what_it_wrote_is_removed(hostile: Course) -
         assert not list(Path(folder).glob(f"{hostile.token}*")), folder
     assert list(hostile.scratch.iterdir()) == []  # ...and nothing of it is left
     assert leftovers(result) == []
+
+
+def test_a_hidden_input_never_comes_back_in_a_visible_test(hostile: Course) -> None:
+    hostile.exercise("  - name: hidden\n    call: square(7919)\n    expect: 62710561\n    hidden: true\n"
+                     "  - name: show\n    call: show()\n    expect: x\n")
+    result = hostile.check(submission("hidden_leak.py"))
+    shown = {t["name"]: t for t in result.json()["tests"]}["show"]
+    assert shown["verdict"] == "wrong_answer"
+    assert "7919" not in result.stdout and "2680" not in result.stdout, shown["actual"]
+    assert "show()" in shown["actual"]  # the rewritten harness did run: it saw only its own request

@@ -99,7 +99,7 @@ def test_runtime_errors_carry_only_the_submissions_frames(run) -> None:
 
 def test_cpu_limit_ends_a_busy_loop_and_the_next_test_still_runs(run) -> None:
     result = run(make_test("spin()", cpu=0.5))
-    assert result.timed_out and 0.5 <= result.cpu_seconds < 3
+    assert result.timed_out and 0.45 <= result.cpu_seconds < 3  # 0.9 x the limit: SIGPROF vs rusage jitter
     assert run(make_test("remember(1)")).value == 1
 
 
