@@ -27,6 +27,7 @@ def validate_exercise(course: Course, exercise_id: str, *, recalibrate: bool = F
             result.fail(f"the {where} still says {PLACEHOLDER}: write it")
     references, problems = find_references(written)
     result.failures += problems
+    result.notes += _notes(written, [r.folder for r in references])
     accepted = [r for r in references if r.folder == ACCEPTED]
     if written.kind != Kind.PREDICT and not accepted:
         result.fail(f"no accepted reference in {written.reference_dir / ACCEPTED}: add at least one solution "
@@ -53,7 +54,6 @@ def validate_exercise(course: Course, exercise_id: str, *, recalibrate: bool = F
             result.fail(f"{reference.folder}/{reference.path.name}: {check.reason}")
     result.timing = timing_rows(shown, result.calibration, result.references, too_slow)
     result.failures += [f"test '{row.test}': {row.reason}" for row in result.timing if not row.ok]
-    result.notes += _notes(written, [r.folder for r in references])
     result.seconds = time.monotonic() - started
     return result
 
