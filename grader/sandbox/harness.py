@@ -231,6 +231,23 @@ def reap(block):
             return
 
 
+def clear(folder):
+    """Remove everything in `folder` (not following symbolic links); best effort."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                clear(entry.path)
+                os.rmdir(entry.path)
+            else:
+                os.unlink(entry.path)
+        except OSError:
+            pass
+
+
 def own_children():
     pids = []
     try:
@@ -273,6 +290,7 @@ def serve(setup, code, namespace):
         stdout, stdout_size = read_back(files[1], request["output"] + 1)
         stderr, _ = read_back(files[2], min(request["output"], 16384))
         result, _ = read_back(files[3], RESULT_CAP)
+        clear(".")  # the next test starts from an empty folder too, and files cannot pile up across tests
         send({
             "seq": request["seq"],
             "status": status,
