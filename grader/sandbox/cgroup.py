@@ -102,11 +102,14 @@ def _write(path: Path, value: int) -> None:
 
 
 def _remove_stale() -> None:
-    """Empty groups left by a grader that was killed before it could remove them."""
+    """Groups left by a grader that was killed before it could close its sandbox: their processes (test
+    children orphaned when the harness died with the grader) are killed, the groups removed."""
     for controller in CONTROLLERS:
         for folder in (V1_ROOT / controller).glob(PREFIX + "*"):
             owner = folder.name[len(PREFIX):].split("-")[0]
             if owner.isdigit() and not Path(f"/proc/{owner}").exists():
+                stale = Group(folder.name[len(PREFIX):])
+                stale.kill()
                 try:
                     folder.rmdir()
                 except OSError:

@@ -146,3 +146,19 @@ class Listeners:
             thread.join(1)
         self.tcp.close()
         self.udp.close()
+
+
+def sandbox_pids(marker: str) -> list[int]:
+    """Live processes whose command line holds `marker` (zombies excluded)."""
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            cmdline = Path(f"/proc/{name}/cmdline").read_bytes()
+            state = Path(f"/proc/{name}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if marker.encode() in cmdline and state != "Z":
+            found.append(int(name))
+    return found

@@ -35,3 +35,40 @@ def test_a_helper_started_while_loading_cannot_hold_the_pipes_or_forge(hostile: 
     assert verdicts(result) == {"attack": "passed", "square(3)": "passed",
                                 f"secret-{hostile.needle}": "passed"}, result.stdout
     assert leftovers(result, marker) == []
+
+
+def test_processes_of_a_grader_killed_mid_test_are_killed_by_the_next_grader(hostile: Course) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from grader.sandbox.isolation import detect
+    from tests.hostile.host import GOOD, sandbox_pids
+
+    if not detect().cgroup:
+        import pytest
+
+        pytest.skip("without the cgroup layer nothing finds them (the slot uid is killed only when reused)")
+    marker = f"orphan-{secrets.token_hex(6)}"
+    hostile.exercise("  - name: attack\n    call: attack()\n    expect: 0\n    limits: {cpu: 5, wall: 60}\n")
+    path = hostile.root / "class" / "alice" / "hostile.py"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(submission("outlive_grader.py", marker=marker))
+    grader = subprocess.Popen([sys.executable, "-m", "grader", "check", "hostile", str(path), "--format", "json",
+                               "--exercises", str(hostile.root / "exercises")],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              env={**os.environ, "TMPDIR": str(hostile.scratch)})
+    deadline = time.monotonic() + 20
+    while not sandbox_pids(marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert sandbox_pids(marker), "the daemon never started"
+    grader.send_signal(signal.SIGKILL)
+    grader.wait()
+    time.sleep(0.3)
+    assert sandbox_pids(marker)  # the grader died without closing its sandbox: the daemon lives on...
+    assert hostile.check(GOOD).json()["verdict"] == "passed"
+    deadline = time.monotonic() + 5
+    while sandbox_pids(marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert sandbox_pids(marker) == []  # ...until the next grader starts and empties the stale cgroup
