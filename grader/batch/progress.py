@@ -46,7 +46,7 @@ class BatchProgress:
     def __init__(self, console: Console, total: int, reused: int, counts: Counter[Verdict]) -> None:
         self.console, self.total, self.counts = console, total, counts
         self.live = console.is_terminal
-        self.progress = Progress(TextColumn("[bold]grading"), BarColumn(), MofNCompleteColumn(), Rate(),
+        self.progress = Progress(TextColumn("[bold]grading"), BarColumn(bar_width=20), MofNCompleteColumn(), Rate(),
                                  TextColumn("ETA"), TimeRemainingColumn(), VerdictCounts(),
                                  console=console, refresh_per_second=4, disable=not self.live)
         self.task = self.progress.add_task("grading", total=total, completed=reused, counts=counts,
