@@ -64,7 +64,7 @@ def test_the_class_page_shows_the_histogram_above_the_table_in_chromium(graded_c
 
 
 @pytest.mark.parametrize(("fragment", "column", "descending"), [
-    ("#sort=total-desc", -1, True), ("#sort=add", 1, False), ("#sort=student", 0, False)])
+    ("#sort=total-desc", -1, True), ("#sort=add", 1, False)])
 def test_the_table_sorts_by_a_column_in_the_browser(graded_class: GradedClass, tmp_path: Path, fragment: str,
                                                     column: int, descending: bool) -> None:
     page = graded_class.out / "html" / "index.html"
