@@ -34,11 +34,12 @@ class DaskRunner:
         self.cluster: Any = None
         if address.startswith("local:"):
             self.cluster = LocalCluster(n_workers=int(address.split(":", 1)[1]), threads_per_worker=1,
-                                        processes=True, dashboard_address=None, silence_logs=logging.ERROR)
-            self.client: Any = Client(self.cluster)
+                                        processes=True, dashboard_address=None,
+                                        silence_logs=logging.ERROR)  # type: ignore[no-untyped-call]
+            self.client: Any = Client(self.cluster)  # type: ignore[no-untyped-call]
         else:
             try:
-                self.client = Client(address, timeout="15s")
+                self.client = Client(address, timeout="15s")  # type: ignore[no-untyped-call]
             except (OSError, TimeoutError) as error:
                 raise UsageError(f"cannot reach the Dask scheduler at {address}: {error}") from error
         threads = self.client.nthreads()
@@ -55,7 +56,7 @@ class DaskRunner:
         from distributed import as_completed
 
         futures = {self.client.submit(grade_job, job, pure=False): job for job in jobs}
-        for future in as_completed(futures):
+        for future in as_completed(futures):  # type: ignore[no-untyped-call]
             job = futures[future]
             try:
                 graded: Graded = future.result()

@@ -51,7 +51,7 @@ def rates(book: Gradebook) -> Table:
 
 
 def slowest(book: Gradebook) -> Table:
-    table = Table(title=f"Slowest submissions (CPU of the sandbox)", header_style="bold", show_edge=False)
+    table = Table(title="Slowest submissions (CPU of the sandbox)", header_style="bold", show_edge=False)
     for column in ("student", "exercise", "verdict", "CPU s", "wall s"):
         table.add_column(column, justify="right" if column.endswith(" s") else "left")
     cells = sorted((c for c in book.cells.values() if c.file), key=lambda c: -c.cpu_seconds)[:SLOWEST]

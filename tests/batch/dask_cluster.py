@@ -13,7 +13,7 @@ def main() -> None:
     workers = int(sys.argv[1]) if len(sys.argv) > 1 else 2
     # One thread per worker process: a process holds one sandbox uid (docs/batch.md).
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
-                      silence_logs=logging.ERROR) as cluster:
+                      silence_logs=logging.ERROR) as cluster:  # type: ignore[no-untyped-call]
         print(cluster.scheduler_address, flush=True)
         sys.stdin.read()
 

@@ -8,6 +8,7 @@ import json
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 from tests.batch.classroom import ODD_NAMES
 from tests.batch.conftest import GradedClass, read_csv
@@ -17,7 +18,7 @@ FORMATS = {"text", "html", "simple_format", "md", "ansi"}
 
 
 # ---------------------------------------------------------------- Gradescope
-def gradescope_problems(results: dict) -> list[str]:
+def gradescope_problems(results: dict[str, Any]) -> list[str]:
     """What breaks Gradescope's documented results.json schema (top level and tests[i])."""
     top = {"score", "execution_time", "output", "output_format", "test_output_format", "test_name_format",
            "visibility", "stdout_visibility", "extra_data", "tests", "leaderboard"}
@@ -122,7 +123,7 @@ def junit_problems(root: ET.Element) -> list[str]:
 def test_junit_xml_has_one_testsuite_per_student_in_the_common_schema(graded_class: GradedClass) -> None:
     root = ET.parse(graded_class.out / "junit.xml").getroot()
     assert junit_problems(root) == []
-    assert sorted(suite.get("name") for suite in root) == sorted(graded_class.chosen)
+    assert sorted(suite.get("name", "") for suite in root) == sorted(graded_class.chosen)
     kinds = {(case.get("classname", "").rsplit(".", 1)[1], child.tag, child.get("type"))
              for case in root.iter("testcase") for child in case}
     assert ("add", "error", "timeout") in kinds and ("shout", "failure", "wrong_answer") in kinds
