@@ -28,9 +28,7 @@ import yaml
 
 from grader.errors import SpecError, SpecProblem
 from grader.expected import cache_dir
-from grader.grading import verdict_for
 from grader.model import Exercise, Kind, Test
-from grader.running import SubmissionRun
 from grader.sandbox.isolation import child_python
 
 CALIBRATION_VERSION = "1"
@@ -292,6 +290,9 @@ def calibrate(exercise: Exercise, *, force: bool = False) -> Calibration | None:
 def _measure(exercise: Exercise, reference: Path, settings: Settings) -> dict[str, list[float]]:
     """CPU seconds of each run of each test. Runs are repeated only while the minimum could still move the
     limit above the floor: a test whose first run x multiplier is under the floor gets the floor anyway."""
+    from grader.grading import verdict_for  # the grading stack only when measuring: Course.load stays light
+    from grader.running import SubmissionRun
+
     generous = tuple(replace(t, limits=replace(t.limits, cpu=max(MEASUREMENT_CEILING, t.limits.cpu)))
                      for t in exercise.tests)
     runnable = replace(exercise, tests=generous)

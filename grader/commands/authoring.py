@@ -3,26 +3,21 @@
 from __future__ import annotations
 
 import argparse
-import multiprocessing
 import os
 import sys
 import time
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from rich.console import Console
-from rich.text import Text
+from grader.model import Kind
 
-from grader.calibration import CalibrationError, calibrate, machine, python_version, read_spec_section
-from grader.course import Course
-from grader.errors import SpecError, SpecProblem, UsageError
-from grader.export import export_student_bundle
-from grader.lesson import LessonError, import_lesson
-from grader.model import Exercise
-from grader.scaffold import KINDS, new_exercise
-from grader.validation import ExerciseValidation, validate_exercise
-from grader.validation.render import calibration_table, render_summary, render_validation
+if TYPE_CHECKING:  # the heavy modules are imported by the commands that use them: start-up stays short
+    from rich.console import Console
+
+    from grader.course import Course
+    from grader.model import Exercise
+    from grader.validation import ExerciseValidation
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -54,15 +49,19 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     export.add_argument("--force", action="store_true", help="write into a folder that is not empty")
     new = command("new", "scaffold an exercise and its reference folders", run_new)
     new.add_argument("id", metavar="ID", help="the new exercise's id, e.g. count-rooks")
-    new.add_argument("--kind", choices=KINDS, default="function", help="what students hand in")
+    new.add_argument("--kind", choices=[str(kind) for kind in Kind], default="function", help="what students hand in")
 
 
 def _console() -> Console:
+    from rich.console import Console
+
     # Tables of references and timings need room: 120 columns in logs and pipes, the terminal's width otherwise.
     return Console(highlight=False, emoji=False, width=None if sys.stdout.isatty() else 120)
 
 
 def _selected(course: Course, ids: list[str]) -> list[str]:
+    from grader.errors import UsageError
+
     chosen = ids or course.ids()
     if not chosen:
         raise UsageError(f"no exercises in {course.exercises_dir}")
@@ -73,6 +72,9 @@ def _selected(course: Course, ids: list[str]) -> list[str]:
 
 def _load_as_written(course: Course, ids: list[str]) -> list[Exercise]:
     """Every spec named, with the problems of all broken ones reported together before anything runs."""
+    from grader.calibration import read_spec_section
+    from grader.errors import SpecError, SpecProblem
+
     exercises: list[Exercise] = []
     problems: list[SpecProblem] = []
     for exercise_id in ids:
@@ -92,6 +94,13 @@ def _load_as_written(course: Course, ids: list[str]) -> list[Exercise]:
 
 
 def run_validate(args: argparse.Namespace) -> int:
+    from rich.text import Text
+
+    from grader.calibration import machine, python_version
+    from grader.course import Course
+    from grader.errors import UsageError
+    from grader.validation.render import render_summary, render_validation
+
     course = Course.at(args.exercises)
     ids = _selected(course, args.ids)
     exercises = _load_as_written(course, ids)
@@ -113,6 +122,12 @@ def _validations(course: Course, exercises: list[Exercise], recalibrate: bool, j
     """Each exercise's validation, in order; with several jobs, in worker processes started fresh (each
     sandbox keeps a process of its own), after every time limit has been measured here, one at a time:
     measurements that compete for the CPU would be slower than the machine is."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    from grader.calibration import CalibrationError, calibrate
+    from grader.validation import validate_exercise
+
     if jobs <= 1 or len(exercises) <= 1:
         for exercise in exercises:
             yield validate_exercise(course, exercise.id, recalibrate=recalibrate)
@@ -129,6 +144,12 @@ def _validations(course: Course, exercises: list[Exercise], recalibrate: bool, j
 
 
 def run_calibrate(args: argparse.Namespace) -> int:
+    from rich.text import Text
+
+    from grader.calibration import CalibrationError, calibrate, machine, python_version
+    from grader.course import Course
+    from grader.validation.render import calibration_table
+
     course = Course.at(args.exercises)
     exercises = _load_as_written(course, _selected(course, args.ids))
     console = _console()
@@ -150,6 +171,11 @@ def run_calibrate(args: argparse.Namespace) -> int:
 
 
 def run_import(args: argparse.Namespace) -> int:
+    from rich.text import Text
+
+    from grader.course import Course
+    from grader.lesson import LessonError, import_lesson
+
     course_dir = Path(args.exercises) if args.exercises else Course.at(None).exercises_dir
     try:
         written = import_lesson(Path(args.lesson), course_dir, force=args.force)
@@ -170,6 +196,11 @@ def run_import(args: argparse.Namespace) -> int:
 
 
 def run_export(args: argparse.Namespace) -> int:
+    from rich.text import Text
+
+    from grader.course import Course
+    from grader.export import export_student_bundle
+
     course = Course.at(args.exercises)
     exercises = _load_as_written(course, _selected(course, args.ids))
     bundle = export_student_bundle(exercises, Path(args.student), force=args.force)
@@ -181,6 +212,11 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def run_new(args: argparse.Namespace) -> int:
+    from rich.text import Text
+
+    from grader.course import Course
+    from grader.scaffold import new_exercise
+
     exercises_dir = Path(args.exercises) if args.exercises else Course.at(None).exercises_dir
     created = new_exercise(exercises_dir, args.id, args.kind)
     console = _console()
