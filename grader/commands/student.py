@@ -83,8 +83,10 @@ def run_show(args: argparse.Namespace) -> int:
         console.print(Syntax(exercise.starter, "python" if exercise.kind != Kind.PREDICT else "text"))
     if exercise.kind != Kind.PREDICT:  # its only test is the answer itself
         console.print(_visible_tests(exercise))
+    cpu = sorted({t.limits.cpu for t in exercise.tests})  # calibrated per test on this machine
+    cpu_text = f"{cpu[0]:g} s" if len(cpu) == 1 else f"{cpu[0]:g} to {cpu[-1]:g} s"
     limits = exercise.limits
-    console.print(Text(f"Limits: {limits.cpu:g} s CPU per test, {limits.memory} MiB, output {limits.output} KiB. "
+    console.print(Text(f"Limits: {cpu_text} of CPU per test, {limits.memory} MiB, output {limits.output} KiB. "
                        f"{sum(t.hidden for t in exercise.tests)} hidden tests run too.", style="dim"))
     return 0
 
@@ -168,8 +170,7 @@ def run_check(args: argparse.Namespace) -> int:
     submission = Path(args.submission)
     if not submission.is_file():
         raise UsageError(f"no file {submission}")
-    visible_only = (course.exercises_dir / ".student-bundle").exists()
-    report = grade(exercise, submission, run_all=args.all, visible_only=visible_only,
+    report = grade(exercise, submission, run_all=args.all, visible_only=course.is_student_bundle(),
                    private_paths=course.private_paths(submission.resolve().parent))
     reporter(args.format).render(report, sys.stdout)
     return 0 if report.verdict == Verdict.PASSED else 1
