@@ -50,10 +50,10 @@ class Group:
             _write(memory / "memory.memsw.limit_in_bytes", memory_bytes)
         _write(self.dirs["pids"] / "pids.max", processes)
 
-    def join(self) -> None:
-        """Move the calling process in (the sandbox does this before it drops root and execs)."""
+    def add(self, pid: int) -> None:
+        """Move a process in (the sandbox's, before it is sent anything to run)."""
         for folder in self.dirs.values():
-            _write(folder / "cgroup.procs", os.getpid())
+            _write(folder / "cgroup.procs", pid)
 
     def cpu_seconds(self) -> float:
         try:

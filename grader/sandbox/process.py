@@ -87,6 +87,11 @@ class Sandbox:
         os.close(requests_r)
         os.close(replies_w)
         self.pidfd = os.pidfd_open(self.pid)
+        if self.group is not None:
+            # Moving a process between v1 groups waits for an RCU grace period (~15 ms): done here, while
+            # the child sets up its layers and starts Python. No submission code runs before the setup
+            # below reaches it, so nothing of the submission starts outside the group.
+            self.group.add(self.pid)
         self.send(self.setup)
         return self.receive(load_seconds, seq=None)
 
@@ -97,8 +102,6 @@ class Sandbox:
         linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)  # the sandbox dies with the grader
         linux.prctl(linux.PR_SET_NO_NEW_PRIVS, 1)  # no setuid program gives root back, whatever the layers
         linux.prctl(linux.PR_SET_CHILD_SUBREAPER, 1)  # kept across exec: the harness reaps escaped helpers
-        if self.group is not None:
-            self.group.join()  # before anything of the submission runs: nothing starts outside the group
         if iso.netns:
             linux.setns(netns_fd(), linux.CLONE_NEWNET)
         workdir = self.workdir
@@ -225,8 +228,8 @@ class Sandbox:
             pass
         if self.group is not None:
             self.group.kill()
-        if self.isolation.uid is not None:
-            kill_all_of(self.isolation.uid)
+        if self.isolation.uid is not None and (self.group is None or self.group.pids()):
+            kill_all_of(self.isolation.uid)  # a forked helper: only when no (empty) cgroup vouches for it
         try:
             os.waitpid(self.pid, 0)
         except ChildProcessError:
