@@ -79,8 +79,11 @@ class Sandbox:
             except BaseException as error:  # noqa: BLE001
                 message = f"sandbox set-up failed: {error}"
                 try:
-                    data = repr({"sandbox_error": message}).encode()
-                    os.write(replies_w, len(data).to_bytes(4, "big") + data)
+                    data = json.dumps({"sandbox_error": message}).encode()
+                    try:
+                        os.write(replies_w, len(data).to_bytes(4, "big") + data)
+                    except OSError:  # closed once it was moved to fd 4 (the exec itself failed)
+                        os.write(4, len(data).to_bytes(4, "big") + data)
                 finally:
                     os._exit(127)
             os._exit(127)

@@ -158,3 +158,18 @@ def test_the_mount_namespace_hides_every_folder_but_the_system_ones() -> None:
     assert all(Path(path).is_dir() for path in hidden)
     nested = hidden_folders(str(Path(__file__).resolve()))  # an interpreter inside this checkout
     assert not any(str(Path(__file__).resolve()).startswith(path + "/") for path in nested)
+
+
+def test_a_sandbox_that_cannot_start_says_why() -> None:
+    from grader.sandbox.isolation import detect
+
+    with_missing_python = replace(detect(), landlock=False)
+    import os
+
+    os.environ["GRADER_PYTHON"] = "/nonexistent/python3"
+    try:
+        with SubmissionRun(EXERCISE, SOURCE, isolation=with_missing_python) as submission_run:
+            result = submission_run.run(make_test("remember(1)"))
+    finally:
+        del os.environ["GRADER_PYTHON"]
+    assert "sandbox set-up failed" in result.sandbox_error and "nonexistent" in result.sandbox_error
