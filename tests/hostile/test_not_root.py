@@ -26,7 +26,7 @@ def run_as_nobody(course: Course, code: str) -> Completed:
     home.chmod(0o1777)
     path = home / "hostile.py"
     path.write_text(code)
-    site = next((ROOT / ".venv" / "lib").glob("python3*/site-packages"), None)
+    site = next((Path(sys.prefix) / "lib").glob("python3*/site-packages"), None)  # our venv's packages
     env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "TMPDIR": str(home), "GRADER_CACHE": str(home / "cache"),
            "PYTHONPATH": f"{ROOT}:{site}" if site else str(ROOT)}
     process = subprocess.run(
