@@ -25,13 +25,19 @@ STYLE = {
     Verdict.GRADER_ERROR: ("GRADER", "bold white on red"),
     Verdict.MISSING: ("MISSING", "dim red"),
 }
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# C0/C1 controls, and the invisible or bidi characters that could reorder or hide what a teacher reads.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
 
 
 def escape_controls(text: str) -> str:
     # Lone surrogates (from a student's str) cannot be encoded for the terminal: show them as escapes too.
     text = text.encode("utf-8", "backslashreplace").decode("utf-8")
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    return _CONTROL.sub(_escape_one, text)
+
+
+def _escape_one(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def literal(text: str, style: str = "") -> Text:

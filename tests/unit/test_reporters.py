@@ -83,3 +83,9 @@ def test_terminal_report_survives_lone_surrogates_on_a_real_utf8_stream() -> Non
     TerminalReporter(width=80, color=False).render(REPORT, stream)
     stream.flush()
     assert b"\\udcff" in raw.getvalue()
+
+
+def test_bidi_and_zero_width_characters_are_made_visible() -> None:
+    from grader.reporters.terminal import escape_controls
+
+    assert escape_controls("abc\u202edef\u200b") == "abc\\u202edef\\u200b"
