@@ -14,7 +14,7 @@ import builtins
 import marshal
 import os
 import resource
-import signal
+import _signal as signal  # the C module: `signal` imports enum and costs milliseconds at start-up
 import sys
 from _json import encode_basestring_ascii as _json_str
 
