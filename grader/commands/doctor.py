@@ -5,10 +5,6 @@ from __future__ import annotations
 import argparse
 import os
 
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
-
 from grader.sandbox import linux
 from grader.sandbox.isolation import LAYERS, Isolation, child_python, detect
 
@@ -44,6 +40,10 @@ def report_lines(isolation: Isolation) -> list[tuple[str, bool, str]]:
 
 
 def run_doctor(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
     isolation = detect()
     console = Console(highlight=False, emoji=False)
     table = Table(header_style="bold", title="Sandbox layers on this machine")
