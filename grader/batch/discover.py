@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import stat
@@ -44,11 +45,16 @@ class NameRule:
 
 
 def _template_regex(template: str, exercise: Exercise) -> re.Pattern[str]:
-    words = [w for w in re.split(r"[-_. ]+", exercise.id) if w]
+    return _compiled(template, exercise.id, extension(exercise))
+
+
+@functools.lru_cache(maxsize=4096)
+def _compiled(template: str, exercise_id: str, ext: str) -> re.Pattern[str]:
+    words = [w for w in re.split(r"[-_. ]+", exercise_id) if w]
     loose_id = r"[-_. ]*".join(re.escape(word) for word in words)
     pattern = ""
     for piece in re.split(r"(\{id\}|\{ext\}|\*|\?)", template):
-        pattern += {"{id}": loose_id, "{ext}": re.escape(extension(exercise)), "*": ".*", "?": "."}.get(
+        pattern += {"{id}": loose_id, "{ext}": re.escape(ext), "*": ".*", "?": "."}.get(
             piece, re.escape(piece))
     return re.compile(pattern, re.IGNORECASE)
 

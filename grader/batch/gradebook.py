@@ -25,14 +25,8 @@ class Cell:
     cpu_seconds: float
     wall_seconds: float
     run_id: int
-
-    @property
-    def verdict(self) -> Verdict:
-        return self.report.verdict
-
-    @property
-    def score(self) -> float:
-        return self.report.score
+    verdict: Verdict  # the report's, worked out once: outputs ask for it again and again
+    score: float
 
 
 @dataclass(frozen=True)
@@ -58,7 +52,8 @@ class Gradebook:
             label = f"{row.student}/{PurePosixPath(row.file).name}" if row.file else f"{row.student}/-"
             report = replace(stored.report, submission=label)
             cells[(row.student, row.exercise)] = Cell(row.student, row.exercise, row.file, row.key.submission,
-                                                      report, stored.cpu_seconds, stored.wall_seconds, stored.run_id)
+                                                      report, stored.cpu_seconds, stored.wall_seconds, stored.run_id,
+                                                      stored.verdict, report.score)
         return cls(version, store.exercises(), students, cells)
 
     @property

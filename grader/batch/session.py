@@ -120,10 +120,10 @@ class Batch:
         assert self.plan is not None and self.store is not None
         plan, store, tally = self.plan, self.store, self.tally
         started = time.monotonic()
-        stored = store.gradings()
+        stored = store.verdicts()
         tally.submissions = len(plan.rows)
         tally.reused = sum(1 for row in plan.rows if row.key in stored)
-        counts: Counter[Verdict] = Counter(stored[row.key].report.verdict for row in plan.rows if row.key in stored)
+        counts: Counter[Verdict] = Counter(stored[row.key] for row in plan.rows if row.key in stored)
         sharing = plan.students_of()
         for key, report in plan.settled.items():  # missing and unreadable files: nothing to run
             if key not in stored and store.save(Graded(key, report, 0.0, 0.0, "-")):

@@ -73,6 +73,7 @@ class SubmissionRow:
 @dataclass(frozen=True)
 class StoredGrading:
     report: Report
+    verdict: Verdict  # the report's, as stored: no need to work it out again
     cpu_seconds: float
     wall_seconds: float
     run_id: int
@@ -173,13 +174,18 @@ class Store:
                 big=bool(big), feedback=feedback, details=details, expected=expected, actual=actual,
                 cpu_seconds=cpu, limit_seconds=limit))
         found: dict[GradingKey, StoredGrading] = {}
-        query = (f"SELECT {KEY}, exercise, label, isolation, cpu_seconds, wall_seconds, run_id FROM gradings "
-                 f"WHERE ({KEY}) IN (SELECT {KEY} FROM submissions)")
-        for s, e, g, a, exercise, label, isolation, cpu, wall, run_id in self.db.execute(query):
+        query = (f"SELECT {KEY}, exercise, label, isolation, verdict, cpu_seconds, wall_seconds, run_id "
+                 f"FROM gradings WHERE ({KEY}) IN (SELECT {KEY} FROM submissions)")
+        for s, e, g, a, exercise, label, isolation, verdict, cpu, wall, run_id in self.db.execute(query):
             key = GradingKey(s, e, g, bool(a))
             report = Report(exercise, label, tuple(outcomes.get(key, [])), isolation)
-            found[key] = StoredGrading(report, cpu, wall, run_id)
+            found[key] = StoredGrading(report, Verdict(verdict), cpu, wall, run_id)
         return found
+
+    def verdicts(self) -> dict[GradingKey, Verdict]:
+        """The verdict of every grading the current class refers to (what a resumed run starts from)."""
+        query = f"SELECT {KEY}, verdict FROM gradings WHERE ({KEY}) IN (SELECT {KEY} FROM submissions)"
+        return {GradingKey(s, e, g, bool(a)): Verdict(v) for s, e, g, a, v in self.db.execute(query)}
 
 
 def _key(key: GradingKey) -> tuple[str, str, str, int]:

@@ -39,5 +39,6 @@ def _cell(cell: Cell) -> dict[str, object]:
 
 
 def write(book: Gradebook, out: Path) -> list[Path]:
-    # ensure_ascii: escape sequences and odd bytes in student output stay inert \u escapes.
-    return [write_atomic(out / FILE, json.dumps(as_json(book), indent=1, ensure_ascii=True) + "\n")]
+    # ensure_ascii: escape sequences and odd bytes in student output stay inert \u escapes. Compact, because
+    # json only encodes in C without indent: a class's file is large (`python -m json.tool` indents it).
+    return [write_atomic(out / FILE, json.dumps(as_json(book), ensure_ascii=True, separators=(",", ":")) + "\n")]
