@@ -25,7 +25,10 @@ class Verdict(StrEnum):
 
     @property
     def severity(self) -> int:
-        return list(Verdict).index(self)
+        return _SEVERITY[self]
+
+
+_SEVERITY = {verdict: rank for rank, verdict in enumerate(Verdict)}  # declaration order is severity
 
 
 class Kind(StrEnum):
