@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import functools
 import os
 import signal
 import socket
@@ -46,6 +47,7 @@ class Isolation:
         return "isolation: " + ", ".join(layers)
 
 
+@functools.cache
 def child_python() -> str:
     """An interpreter the sandbox uid can execute: ours if every uid can reach it, else the system's."""
     chosen = os.environ.get("GRADER_PYTHON")
