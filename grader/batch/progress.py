@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from types import TracebackType
+from typing import Self
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TextColumn, TimeRemainingColumn
@@ -52,7 +53,7 @@ class BatchProgress:
                                            reused=reused, since=time.monotonic())
         self.done, self.reused, self.since, self.logged = reused, reused, time.monotonic(), 0
 
-    def __enter__(self) -> BatchProgress:
+    def __enter__(self) -> Self:
         self.progress.start()
         return self
 

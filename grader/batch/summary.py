@@ -11,6 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from grader.batch.gradebook import Gradebook, histogram, pass_rates, points
+from grader.batch.progress import verdict_counts
 from grader.model import Verdict
 from grader.reporters.terminal import STYLE, literal
 
@@ -19,11 +20,7 @@ BAR_WIDTH = 30
 
 
 def verdict_line(counts: Counter[Verdict]) -> Text:
-    text = Text("verdicts: ", style="bold")
-    for verdict in sorted(counts, key=lambda v: -v.severity):
-        label, style = STYLE[verdict]
-        text.append(f"{label} ", style=style).append(f"{counts[verdict]}  ")
-    return text
+    return Text("verdicts: ", style="bold").append_text(verdict_counts(counts))
 
 
 def distribution(book: Gradebook) -> Table:

@@ -8,6 +8,7 @@ import socket
 import tempfile
 import threading
 import time
+import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,6 +60,7 @@ def grade_job(job: Job) -> Graded:
                 report = grade(job.exercise, path, run_all=job.key.run_all, label=job.label,
                                private_paths=(*job.private_paths, Path(folder)))
         except Exception as error:  # noqa: BLE001 - a grader bug on one submission must not stop the class
+            traceback.print_exc()  # to the worker's standard error, which is the batch's (or Dask's log)
             report = uniform_report(job.exercise, job.label, Verdict.GRADER_ERROR,
                                     f"internal error while grading: {type(error).__name__}: {error}")
         return Graded(job.key, report, _children_cpu() - before, time.monotonic() - started, worker_name(),
