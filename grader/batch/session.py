@@ -17,7 +17,7 @@ from rich.console import Console
 from grader.batch.cluster import DaskRunner
 from grader.batch.discover import ClassFolder, NameRule, discover
 from grader.batch.gradebook import Gradebook
-from grader.batch.outputs import OUTPUTS
+from grader.batch.outputs import OUTPUTS, writer
 from grader.batch.plan import Plan, make_plan
 from grader.batch.pool import LocalPool
 from grader.batch.progress import BatchProgress
@@ -160,7 +160,7 @@ class Batch:
     def write_outputs(self, book: Gradebook) -> list[Path]:
         written: list[Path] = []
         for name in self.options.outputs:
-            written += OUTPUTS[name](book, self.options.out)
+            written += writer(name)(book, self.options.out)
         return written
 
     def close(self) -> None:
