@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -19,11 +20,13 @@ MAX_SUBMISSION_BYTES = 1 << 20
 def read_submission(path: Path) -> tuple[str | None, str]:
     """The submission's text, or (None, why it cannot be graded)."""
     try:
-        data = path.read_bytes()
+        with path.open("rb") as handle:
+            data = handle.read(MAX_SUBMISSION_BYTES + 1)  # a multi-GB hand-in is never read whole
+            size = os.fstat(handle.fileno()).st_size
     except OSError as error:
         return None, f"cannot read the file: {error.strerror}"
     if len(data) > MAX_SUBMISSION_BYTES:
-        return None, f"the file is {len(data)} bytes; the limit is {MAX_SUBMISSION_BYTES}"
+        return None, f"the file is {size} bytes; the limit is {MAX_SUBMISSION_BYTES}"
     if b"\0" in data:
         return None, "the file is binary, not Python text"
     try:

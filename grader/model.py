@@ -87,6 +87,9 @@ class _Missing:
     def __repr__(self) -> str:
         return "MISSING"
 
+    def __reduce__(self) -> str:
+        return "MISSING"  # unpickles as the module's own MISSING: a singleton across processes
+
 
 MISSING: object = _Missing()
 
