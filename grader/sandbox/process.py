@@ -330,9 +330,11 @@ def hidden_folders(python: str, private: tuple[str, ...] = (), files: list[str] 
                 found.append(path)
 
     walk("/")
-    extra = [os.path.realpath(p) for p in (*private, *ALSO_HIDDEN)]
-    found += [p for p in extra if os.path.isdir(p) and not any(p.startswith(f + "/") or p == f for f in found)
-              and not prefix.startswith(p + "/") and p != prefix]
+    # Outer folders first, and none inside one already covered: once /x is covered, /x/y no longer exists.
+    for path in sorted({os.path.realpath(p) for p in (*private, *ALSO_HIDDEN)}, key=len):
+        if (os.path.isdir(path) and not any(path.startswith(f + "/") or path == f for f in found)
+                and not prefix.startswith(path + "/") and path != prefix):
+            found.append(path)
     return found
 
 

@@ -173,3 +173,28 @@ def test_a_sandbox_that_cannot_start_says_why() -> None:
     finally:
         del os.environ["GRADER_PYTHON"]
     assert "sandbox set-up failed" in result.sandbox_error and "nonexistent" in result.sandbox_error
+
+
+def test_a_private_folder_inside_another_is_covered_once_by_the_outer(tmp_path: Path) -> None:
+    from grader.sandbox.process import hidden_folders
+
+    inner = tmp_path / "course" / "reference" / "demo" / "accepted"
+    inner.mkdir(parents=True)
+    hidden = hidden_folders("/usr/bin/python3", (str(inner), str(tmp_path / "course")))
+    assert str(tmp_path / "course") in hidden and str(inner) not in hidden
+
+
+def test_a_checkout_under_tmp_grades_its_own_references(tmp_path: Path) -> None:
+    """CI clones the project under /tmp: the reference being graded sits inside a folder that is hidden."""
+    import shutil
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    for folder in ("exercises", "reference"):
+        shutil.copytree(root / folder / ("" if folder == "exercises" else "count-queens"),
+                        tmp_path / folder / ("" if folder == "exercises" else "count-queens"))
+    done = subprocess.run([sys.executable, "-m", "grader", "check", "count-queens",
+                           str(tmp_path / "reference/count-queens/accepted/bitmask.py"), "--format", "json",
+                           "--exercises", str(tmp_path / "exercises")], capture_output=True, text=True)
+    assert '"verdict": "passed"' in done.stdout, done.stdout[:2000]
