@@ -12,7 +12,6 @@ in the spec changes the rule for one exercise.
 
 from __future__ import annotations
 
-import difflib
 import functools
 import hashlib
 import json
@@ -24,42 +23,17 @@ import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
-import yaml
-
-from grader.errors import SpecError, SpecProblem
-from grader.expected import cache_dir
-from grader.model import Exercise, Kind, Test
+from grader.cache import cache_dir
+from grader.model import CalibrationRule, Exercise, Kind, Test
 from grader.sandbox.isolation import child_python
 
 CALIBRATION_VERSION = "1"
-FLOOR_SECONDS = 1.0  # no test gets less: fork, set-up and a busy machine's tail cost a few hundred ms
-MULTIPLIER = 3.0  # research/sandbox.md 2.9: the same run's CPU time varied up to 1.65x here; keep 3x
 REPEATS = 3  # runs per reference and test, when more runs could still change the limit
 MEASUREMENT_CEILING = 20.0  # s of CPU an accepted reference may use on one test while it is measured
-SETTINGS_KEYS = ("floor", "multiplier")
 
 
 class CalibrationError(Exception):
     """An accepted reference could not be timed: it failed, timed out or there is none."""
-
-
-@dataclass(frozen=True, slots=True)
-class Settings:
-    """How one exercise turns reference times into limits (the spec's `calibration:` section)."""
-
-    floor: float = FLOOR_SECONDS
-    multiplier: float = MULTIPLIER
-
-
-@dataclass(frozen=True, slots=True)
-class WrittenLimits:
-    """The CPU limits the spec writes down; calibration leaves these tests alone."""
-
-    exercise_cpu: float | None = None
-    test_cpu: dict[str, float] = field(default_factory=dict)
-
-    def cpu_for(self, test: str) -> float | None:
-        return self.test_cpu.get(test, self.exercise_cpu)
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +54,7 @@ class Calibration:
     key: str
     machine: str
     python: str
-    settings: Settings
+    settings: CalibrationRule
     tests: dict[str, TestTiming]
     measured_at: str = ""
     measure_seconds: float = 0.0  # wall time the measurement took
@@ -89,79 +63,6 @@ class Calibration:
     def limit_of(self, test: str) -> float | None:
         timing = self.tests.get(test)
         return timing.limit if timing else None
-
-
-# ---------------------------------------------------------------- what the spec says
-def read_spec_section(path: Path) -> tuple[Settings, WrittenLimits]:
-    """The spec's `calibration:` knobs (SpecError if they are wrong) and its written CPU limits, read from the
-    YAML itself: the model merges exercise and test limits, so it cannot tell a written limit from a default."""
-    try:
-        root = yaml.compose(path.read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
-    except (OSError, yaml.YAMLError):  # the spec loader has already reported anything wrong here
-        return Settings(), WrittenLimits()
-    if not isinstance(root, yaml.MappingNode):
-        return Settings(), WrittenLimits()
-    keys = _pairs(root)
-    settings = _settings(path, keys.get("calibration"))
-    exercise_cpu = _cpu(keys.get("limits"))
-    tests: dict[str, float] = {}
-    tests_node = keys.get("tests")
-    if isinstance(tests_node, yaml.SequenceNode):
-        for item in tests_node.value:
-            if isinstance(item, yaml.MappingNode):
-                test_keys = _pairs(item)
-                cpu, name = _cpu(test_keys.get("limits")), test_keys.get("name")
-                if cpu is not None and isinstance(name, yaml.ScalarNode):
-                    tests[str(name.value)] = cpu
-    return settings, WrittenLimits(exercise_cpu, tests)
-
-
-def _pairs(node: yaml.MappingNode) -> dict[str, yaml.Node]:
-    return {str(k.value): v for k, v in node.value if isinstance(k, yaml.ScalarNode)}
-
-
-def _cpu(limits: yaml.Node | None) -> float | None:
-    if not isinstance(limits, yaml.MappingNode):
-        return None
-    node = _pairs(limits).get("cpu")
-    try:
-        value = float(node.value) if isinstance(node, yaml.ScalarNode) else None
-    except ValueError:
-        return None
-    return value if value is not None and value > 0 else None
-
-
-def _settings(path: Path, node: yaml.Node | None) -> Settings:
-    if node is None:
-        return Settings()
-    problems: list[SpecProblem] = []
-
-    def problem(at: yaml.Node, message: str) -> None:
-        problems.append(SpecProblem(path, at.start_mark.line + 1, at.start_mark.column + 1, message))
-
-    values: dict[str, float] = {}
-    if not isinstance(node, yaml.MappingNode):
-        problem(node, "calibration must be a mapping, e.g. {floor: 1.0, multiplier: 3}")
-    else:
-        for key_node, value_node in node.value:
-            key = str(key_node.value)
-            if key not in SETTINGS_KEYS:
-                close = difflib.get_close_matches(key, SETTINGS_KEYS, n=1)
-                hint = f" (did you mean '{close[0]}'?)" if close else f"; known keys: {', '.join(SETTINGS_KEYS)}"
-                problem(key_node, f"unknown key '{key}' in calibration{hint}")
-                continue
-            try:
-                value = float(value_node.value) if isinstance(value_node, yaml.ScalarNode) else -1.0
-            except ValueError:
-                value = -1.0
-            if value <= 0 or (key == "multiplier" and value < 1):
-                least = "at least 1" if key == "multiplier" else "a positive number of seconds"
-                problem(value_node, f"calibration: {key} must be {least}, not {value_node.value!r}")
-            else:
-                values[key] = value
-    if problems:
-        raise SpecError(problems)
-    return Settings(**values)
 
 
 # ---------------------------------------------------------------- the cache key
@@ -197,12 +98,17 @@ def interpreter() -> str:
         return python
 
 
-def calibration_key(exercise: Exercise, settings: Settings, written: WrittenLimits) -> str:
+def written_cpu(test: Test) -> float | None:
+    """The CPU limit the spec wrote for this test (on it or on its exercise), which calibration leaves alone."""
+    return test.limits.cpu if test.limits.cpu_written else None
+
+
+def calibration_key(exercise: Exercise) -> str:
     """Everything a limit depends on: machine, interpreter, what the tests run, the accepted references."""
     digest = hashlib.sha256()
     parts: list[object] = [CALIBRATION_VERSION, machine(), interpreter(), exercise.id, exercise.kind,
-                           exercise.entry, exercise.prelude, settings, written.exercise_cpu]
-    parts += [(t.name, t.call, t.stdin, t.compare, written.test_cpu.get(t.name)) for t in exercise.tests]
+                           exercise.entry, exercise.prelude, exercise.calibration]
+    parts += [(t.name, t.call, t.stdin, t.compare, written_cpu(t)) for t in exercise.tests]
     for reference in accepted_references(exercise):
         parts += [reference.name, reference.read_bytes()]
     for part in parts:
@@ -219,8 +125,7 @@ def cached_calibration(exercise: Exercise) -> Calibration | None:
     """The calibration of this exercise on this machine, if one was measured for its current content."""
     if exercise.kind == Kind.PREDICT or not accepted_references(exercise):
         return None
-    settings, written = read_spec_section(exercise.path)
-    return _read(calibration_key(exercise, settings, written))
+    return _read(calibration_key(exercise))
 
 
 def with_calibrated_limits(exercise: Exercise) -> Exercise:
@@ -243,7 +148,7 @@ def _read(key: str) -> Calibration | None:
     try:
         data = json.loads(_cache_path(key).read_text())
         tests = {name: TestTiming(**timing) for name, timing in data.pop("tests").items()}
-        settings = Settings(**data.pop("settings"))
+        settings = CalibrationRule(**data.pop("settings"))
         return Calibration(**data, settings=settings, tests=tests)
     except (OSError, ValueError, TypeError, KeyError):
         return None
@@ -264,11 +169,11 @@ def calibrate(exercise: Exercise, *, force: bool = False) -> Calibration | None:
     None for an exercise with nothing to time (a predict exercise)."""
     if exercise.kind == Kind.PREDICT:
         return None
-    settings, written = read_spec_section(exercise.path)
+    settings = exercise.calibration
     references = accepted_references(exercise)
     if not references:
         raise CalibrationError(f"no accepted reference in {exercise.reference_dir / 'accepted'} to time the tests with")
-    key = calibration_key(exercise, settings, written)
+    key = calibration_key(exercise)
     if not force:
         cached = _read(key)
         if cached is not None:
@@ -280,14 +185,14 @@ def calibrate(exercise: Exercise, *, force: bool = False) -> Calibration | None:
             samples[name][reference.name] = runs
     calibration = Calibration(
         exercise=exercise.id, key=key, machine=machine(), python=python_version(), settings=settings,
-        tests={test.name: _timing(test, samples[test.name], settings, written) for test in exercise.tests},
+        tests={test.name: _timing(test, samples[test.name], settings) for test in exercise.tests},
         measured_at=time.strftime("%Y-%m-%d %H:%M:%S"), measure_seconds=round(time.monotonic() - started, 2),
         fresh=True)
     _write(calibration)
     return calibration
 
 
-def _measure(exercise: Exercise, reference: Path, settings: Settings) -> dict[str, list[float]]:
+def _measure(exercise: Exercise, reference: Path, settings: CalibrationRule) -> dict[str, list[float]]:
     """CPU seconds of each run of each test. Runs are repeated only while the minimum could still move the
     limit above the floor: a test whose first run x multiplier is under the floor gets the floor anyway."""
     from grader.grading import verdict_for  # the grading stack only when measuring: Course.load stays light
@@ -312,14 +217,14 @@ def _measure(exercise: Exercise, reference: Path, settings: Settings) -> dict[st
     return measured
 
 
-def _timing(test: Test, samples: dict[str, list[float]], settings: Settings, written: WrittenLimits) -> TestTiming:
+def _timing(test: Test, samples: dict[str, list[float]], settings: CalibrationRule) -> TestTiming:
     # The minimum of a reference's runs: CPU-time noise only ever adds (contention, cache misses, frequency
     # changes), so the fastest run is the closest to the code's own cost and the most repeatable number;
     # the multiplier is the headroom for a busy machine.
     best = {name: min(runs) for name, runs in samples.items()}
     slowest = max(best, key=lambda name: best[name])
     slowest_seconds = best[slowest]
-    cpu = written.cpu_for(test.name)
+    cpu = written_cpu(test)
     if cpu is not None:
         limit, source = cpu, "written"
     elif settings.multiplier * slowest_seconds > settings.floor:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import traceback
 from collections.abc import Sequence
 from enum import IntEnum
 
@@ -51,6 +50,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return ExitCode.OK
     except Exception as error:  # noqa: BLE001 - a bug in the grader: say so plainly, exit 4
         if args.debug:
+            import traceback  # only here: a crash is rare, every start is not
+
             traceback.print_exc()
         print(f"internal error: {type(error).__name__}: {error} (run with --debug for the traceback)",
               file=sys.stderr)

@@ -8,9 +8,8 @@ from pathlib import Path
 
 from grader.calibration import with_calibrated_limits
 from grader.errors import SpecError, UsageError
-from grader.expected import cache_dir
+from grader.cache import cache_dir, load_exercise
 from grader.model import Exercise
-from grader.spec import load_exercise
 
 BUNDLED_EXERCISES = Path(__file__).resolve().parent.parent / "exercises"
 STUDENT_BUNDLE_MARKER = ".student-bundle"  # written by `grader export --student` into the exercises folder

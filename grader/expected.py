@@ -10,6 +10,7 @@ import os
 from dataclasses import replace
 from pathlib import Path
 
+from grader.cache import cache_dir
 from grader.model import MISSING, Exercise, Kind, RunResult, Test
 from grader.running import SubmissionRun
 
@@ -18,14 +19,6 @@ CACHE_VERSION = "1"
 
 class ExpectationError(Exception):
     """The reference (or snippet) could not produce an expected value; a grader error, not the student's."""
-
-
-def cache_dir() -> Path:
-    root = os.environ.get("GRADER_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "grader")
-    path = Path(root)
-    path.mkdir(mode=0o700, parents=True, exist_ok=True)
-    return path
 
 
 def primary_reference(exercise: Exercise) -> Path | None:

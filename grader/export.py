@@ -14,7 +14,7 @@ from grader.checkers import judge_lines, typed
 from grader.course import STUDENT_BUNDLE_MARKER
 from grader.errors import SpecError, UsageError
 from grader.expected import ExpectationError, expected_values
-from grader.model import MISSING, CheckerSpec, Exercise, Kind, Limits, Rule, Test
+from grader.model import MISSING, CalibrationRule, CheckerSpec, Exercise, Kind, Limits, Rule, Test
 from grader.spec import load_exercise
 
 KEY_ORDER = ("title", "kind", "entry", "prelude", "statement", "snippet", "starter", "hints", "limits",
@@ -89,6 +89,8 @@ def exercise_spec(exercise: Exercise, tests: tuple[Test, ...], expected: dict[st
         spec[key] = getattr(exercise, key)
     spec["hints"] = list(exercise.hints)
     spec["limits"] = _limit_changes(exercise.limits, Limits())
+    if exercise.calibration != CalibrationRule():
+        spec["calibration"] = {f.name: getattr(exercise.calibration, f.name) for f in fields(CalibrationRule)}
     spec["require"] = [_rule(rule) for rule in exercise.require]
     spec["forbid"] = [_rule(rule) for rule in exercise.forbid]
     spec["tests"] = [_test(exercise, test, expected) for test in tests]
@@ -123,7 +125,8 @@ def _test(exercise: Exercise, test: Test, expected: dict[str, object]) -> dict[s
 
 
 def _limit_changes(limits: Limits, base: Limits) -> dict[str, object]:
-    return {f.name: getattr(limits, f.name) for f in fields(Limits) if getattr(limits, f.name) != getattr(base, f.name)}
+    return {f.name: getattr(limits, f.name) for f in fields(Limits)
+            if f.name != "cpu_written" and getattr(limits, f.name) != getattr(base, f.name)}
 
 
 def _rule(rule: Rule) -> object:

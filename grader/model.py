@@ -53,6 +53,7 @@ class Limits:
     processes: int = 32
     open_files: int = 64
     file_size: int = 16  # MiB, the largest file the submission may write
+    cpu_written: bool = False  # the spec wrote `cpu` (on the test or its exercise): calibration leaves it alone
 
     @property
     def wall_seconds(self) -> float:
@@ -103,6 +104,15 @@ class Rule:
 
 
 @dataclass(frozen=True, slots=True)
+class CalibrationRule:
+    """How calibration turns the accepted references' CPU times into limits (the spec's `calibration:`):
+    max(floor, multiplier x the slowest)."""
+
+    floor: float = 1.0  # no test gets less: fork, set-up and a busy machine's tail cost a few hundred ms
+    multiplier: float = 3.0  # research/sandbox.md 2.9: the same run's CPU time varied up to 1.65x here
+
+
+@dataclass(frozen=True, slots=True)
 class Exercise:
     id: str
     title: str
@@ -118,6 +128,7 @@ class Exercise:
     limits: Limits = field(default_factory=Limits)
     require: tuple[Rule, ...] = ()
     forbid: tuple[Rule, ...] = ()
+    calibration: CalibrationRule = field(default_factory=CalibrationRule)
 
     @property
     def reference_dir(self) -> Path:

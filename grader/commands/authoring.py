@@ -10,14 +10,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from grader.model import Kind
-
 if TYPE_CHECKING:  # the heavy modules are imported by the commands that use them: start-up stays short
     from rich.console import Console
 
     from grader.course import Course
     from grader.model import Exercise
     from grader.validation import ExerciseValidation
+
+
+KINDS = ("function", "program", "predict")  # grader.model.Kind, not imported here: start-up stays short
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -49,7 +50,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     export.add_argument("--force", action="store_true", help="write into a folder that is not empty")
     new = command("new", "scaffold an exercise and its reference folders", run_new)
     new.add_argument("id", metavar="ID", help="the new exercise's id, e.g. count-rooks")
-    new.add_argument("--kind", choices=[str(kind) for kind in Kind], default="function", help="what students hand in")
+    new.add_argument("--kind", choices=KINDS, default="function", help="what students hand in")
 
 
 def _console() -> Console:
@@ -72,22 +73,15 @@ def _selected(course: Course, ids: list[str]) -> list[str]:
 
 def _load_as_written(course: Course, ids: list[str]) -> list[Exercise]:
     """Every spec named, with the problems of all broken ones reported together before anything runs."""
-    from grader.calibration import read_spec_section
     from grader.errors import SpecError, SpecProblem
 
     exercises: list[Exercise] = []
     problems: list[SpecProblem] = []
     for exercise_id in ids:
-        found: list[SpecProblem] = []
         try:
             exercises.append(course.load_as_written(exercise_id))
         except SpecError as error:
-            found += error.problems
-        try:
-            read_spec_section(course.path_of(exercise_id))  # the `calibration:` section: the loader only allows it
-        except SpecError as error:
-            found += error.problems
-        problems += sorted(found, key=lambda p: (p.line, p.column))
+            problems += error.problems
     if problems:
         raise SpecError(problems)
     return exercises

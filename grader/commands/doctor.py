@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 import os
+from typing import TYPE_CHECKING
 
-from grader.sandbox import linux
-from grader.sandbox.isolation import LAYERS, Isolation, child_python, detect
+if TYPE_CHECKING:
+    from grader.sandbox.isolation import Isolation
 
 WHAT = {
     "uid": "a dedicated uid per grader process: RLIMIT_NPROC counts, the grader's files and /proc are out of "
@@ -29,6 +30,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
 
 def report_lines(isolation: Isolation) -> list[tuple[str, bool, str]]:
     """(layer, in force, what it gives or why it is missing) for every layer."""
+    from grader.sandbox.isolation import LAYERS
+
     rows = []
     for name in LAYERS:
         on = isolation.uid is not None if name == "uid" else bool(getattr(isolation, name))
@@ -43,6 +46,9 @@ def run_doctor(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
+
+    from grader.sandbox import linux
+    from grader.sandbox.isolation import child_python, detect
 
     isolation = detect()
     console = Console(highlight=False, emoji=False)

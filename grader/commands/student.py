@@ -135,7 +135,7 @@ def run_hint(args: argparse.Namespace) -> int:
     from rich.text import Text
 
     from grader.course import Course
-    from grader.expected import cache_dir
+    from grader.cache import cache_dir
 
     exercise = Course.at(args.exercises).load(args.exercise)
     if not exercise.hints:

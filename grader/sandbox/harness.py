@@ -21,6 +21,7 @@ from _json import encode_basestring_ascii as _json_str
 REQUESTS, REPLIES = 3, 4
 RESULT_CAP = 2 << 20  # bytes of a test's result (its returned value); more is "unreadable"
 SOURCE_NAME = "submission.py"
+source_text = ""  # the submission, for the lines of its tracebacks
 _repr_int, _repr_float = int.__repr__, float.__repr__
 # Bound now, before the submission runs: a submission that monkeypatches os or marshal while it loads
 # changes its own tests' behaviour, not the loop that serves them.
@@ -83,7 +84,11 @@ def literal(value, depth=0):
 
 def describe(error, limit=40):
     """The exception with the submission's own frames only, as a student wants to read it."""
+    import linecache
     import traceback
+
+    # Only now: linecache imports tokenize and re, ~8 ms that a submission without an error never pays.
+    linecache.cache[SOURCE_NAME] = (len(source_text), None, source_text.splitlines(True), SOURCE_NAME)
 
     frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == SOURCE_NAME]
     lines = traceback.StackSummary.from_list(frames).format() if frames else []
@@ -96,10 +101,8 @@ def describe(error, limit=40):
 
 def load(setup):
     """Compile (and for a function exercise, run) the submission once, in this process."""
-    import linecache
-
-    source = setup["source"]
-    linecache.cache[SOURCE_NAME] = (len(source), None, source.splitlines(True), SOURCE_NAME)
+    global source_text
+    source = source_text = setup["source"]
     code = compile(source, SOURCE_NAME, "exec", dont_inherit=True)
     namespace = {"__name__": "submission", "__builtins__": builtins, "__file__": SOURCE_NAME}
     if setup["kind"] == "function":

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from grader import calibration
-from grader.calibration import Settings, WrittenLimits, calibration_key
+from grader.calibration import calibration_key
+from grader.model import CalibrationRule
 from grader.spec import load_exercise
 from tests.authoring.conftest import BURN, PLAIN, SQUARES, CourseFolder, flat
 from tests.conftest import run_cli
@@ -103,15 +105,15 @@ def test_the_key_changes_with_the_machine_and_the_interpreter(monkeypatch: pytes
     path.parent.mkdir()
     path.write_text(SQUARES)
     exercise = load_exercise(path)
-    key = calibration_key(exercise, Settings(), WrittenLimits())
-    assert calibration_key(exercise, Settings(), WrittenLimits()) == key
+    key = calibration_key(exercise)
+    assert calibration_key(exercise) == key
     monkeypatch.setattr(calibration, "machine", lambda: "another host / another CPU / 2 CPUs")
-    assert calibration_key(exercise, Settings(), WrittenLimits()) != key
+    assert calibration_key(exercise) != key
     monkeypatch.undo()
     monkeypatch.setattr(calibration, "interpreter", lambda: "/usr/bin/python3.12 (1 bytes, mtime 1)")
-    assert calibration_key(exercise, Settings(), WrittenLimits()) != key
+    assert calibration_key(exercise) != key
     monkeypatch.undo()
-    assert calibration_key(exercise, Settings(multiplier=4), WrittenLimits()) != key
+    assert calibration_key(replace(exercise, calibration=CalibrationRule(multiplier=4))) != key
 
 
 def test_an_accepted_reference_that_fails_cannot_be_timed(squares: CourseFolder, cache) -> None:
