@@ -17,8 +17,6 @@ import hashlib
 import json
 import math
 import os
-import platform
-import subprocess
 import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -83,7 +81,8 @@ def machine() -> str:
                     break
     except OSError:
         pass
-    return f"{platform.node()} / {model or platform.processor() or platform.machine()} / {os.cpu_count()} CPUs"
+    host = os.uname()
+    return f"{host.nodename} / {model or host.machine} / {os.cpu_count()} CPUs"
 
 
 @functools.cache
@@ -236,6 +235,8 @@ def _timing(test: Test, samples: dict[str, list[float]], settings: CalibrationRu
 
 def python_version() -> str:
     """The sandbox interpreter's version and path, as people read it (starts it: not for the cache key)."""
+    import subprocess  # only here, when a calibration is measured
+
     python = child_python()
     try:
         done = subprocess.run([python, "-I", "-S", "-c", "import sys; print(sys.version.split()[0])"],

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,6 +35,8 @@ class Course:
     def path_of(self, exercise_id: str) -> Path:
         path = self.exercises_dir / f"{exercise_id}.yaml"
         if not path.is_file():
+            import difflib
+
             close = difflib.get_close_matches(exercise_id, self.ids(), n=1)
             hint = f" (did you mean '{close[0]}'?)" if close else f"; `grader list` shows the {len(self.ids())} there are"
             raise UsageError(f"no exercise '{exercise_id}' in {self.exercises_dir}{hint}")

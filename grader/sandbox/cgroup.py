@@ -30,7 +30,6 @@ def unavailable() -> str:
         return f"cannot create a group: {error.strerror or error}"
     finally:
         probe.remove()
-    _remove_stale()
     return ""
 
 
@@ -101,7 +100,7 @@ def _write(path: Path, value: int) -> None:
         file.write(str(value))
 
 
-def _remove_stale() -> None:
+def remove_stale() -> None:
     """Groups left by a grader that was killed before it could close its sandbox: their processes (test
     children orphaned when the harness died with the grader) are killed, the groups removed."""
     for controller in CONTROLLERS:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import errno
 import fcntl
 import functools
+import json
 import os
 import signal
-import socket
 import stat
 import sys
 from dataclasses import dataclass, field
@@ -19,6 +19,7 @@ LAYERS = ("uid", "seccomp", "netns", "mountns", "landlock", "cgroup")
 OPTIONAL = ("seccomp", "netns", "mountns", "landlock", "cgroup")  # named in the report when in force
 FIRST_SLOT_UID = 61001
 SLOT_COUNT = 2000
+PROBE_VERSION = "1"  # a change to what the probe tries is a new cache entry
 
 
 @dataclass(frozen=True)
@@ -104,14 +105,20 @@ def helper_pids() -> set[int]:
 
 # ---------------------------------------------------------------- dedicated uids
 _slot: tuple[int, int] | None = None  # (uid, fd of its lock file)
+_slot_swept = False  # the first sandbox of this process has killed what a previous holder left behind
+
+
+def state_dir() -> Path:
+    path = Path("/run/grader-slots") if os.access("/run", os.W_OK) else Path("/tmp/grader-slots")
+    path.mkdir(mode=0o700, exist_ok=True)
+    return path
 
 
 def slot_uid() -> int:
     """A uid no other running grader uses, held (by a lock file) for the life of this process."""
     global _slot
     if _slot is None:
-        lock_dir = Path("/run/grader-slots") if os.access("/run", os.W_OK) else Path("/tmp/grader-slots")
-        lock_dir.mkdir(mode=0o700, exist_ok=True)
+        lock_dir = state_dir()
         start = FIRST_SLOT_UID + (os.getpid() % SLOT_COUNT)
         for offset in range(SLOT_COUNT):
             uid = FIRST_SLOT_UID + (start - FIRST_SLOT_UID + offset) % SLOT_COUNT
@@ -122,11 +129,18 @@ def slot_uid() -> int:
                 os.close(fd)
                 continue
             _slot = (uid, fd)
-            kill_all_of(uid)  # leftovers of a grader that was killed while holding this uid
             break
         else:
             raise OSError(errno.EAGAIN, "every sandbox uid is in use")
     return _slot[0]
+
+
+def first_sandbox_of_process() -> bool:
+    """True once: the sandbox that starts first kills, as the slot uid, whatever a grader killed while
+    holding this uid left running (no other sandbox of ours is alive yet, so none is hit)."""
+    global _slot_swept
+    first, _slot_swept = not _slot_swept, True
+    return first
 
 
 def kill_all_of(uid: int) -> None:
@@ -182,12 +196,10 @@ def _probe(disabled: set[str]) -> Isolation:
         except OSError as error:
             missing["netns"] = f"unshare(CLONE_NEWNET) refused: {error.strerror}"
     to_try = [name for name in ("mountns", "netns", "landlock", "seccomp") if name not in missing]
-    for name, reason in _try_in_child(to_try).items():
-        missing[name] = reason
-    if "cgroup" not in missing:
-        reason = cgroup.unavailable()
-        if reason:
-            missing["cgroup"] = reason
+    probe_cgroup = "cgroup" not in missing
+    missing.update(_cached_probe(to_try, probe_cgroup))
+    if probe_cgroup and "cgroup" not in missing:
+        cgroup.remove_stale()
     uid = None
     if "uid" not in missing:
         try:
@@ -205,10 +217,44 @@ def _probe(disabled: set[str]) -> Isolation:
     )
 
 
+def _cached_probe(layers: list[str], probe_cgroup: bool) -> dict[str, str]:
+    """{layer: why it fails} for the layers tried in a child (and the cgroup), kept per boot and kernel: a
+    probe costs ~10 ms at every `grader check`, and what the kernel allows does not change until a reboot.
+    A stale answer is safe either way: a layer that stops working fails the sandbox's start (a grader error,
+    never a weaker sandbox), and one that starts working stays off and named missing until the next boot."""
+    try:
+        with open("/proc/sys/kernel/random/boot_id") as file:
+            boot = file.read().strip()
+        kernel = " ".join(os.uname()[2:4])
+        name = "-".join([*layers, *(["cgroup"] if probe_cgroup else [])]) or "none"
+        where = state_dir() / f"probe-{name}.json" if os.geteuid() == 0 else None
+    except OSError:
+        boot, kernel, where = "", "", None
+    wanted = {"version": PROBE_VERSION, "boot": boot, "kernel": kernel, "layers": layers, "cgroup": probe_cgroup}
+    if where is not None:
+        try:
+            stored = json.loads(where.read_text())
+            if {key: stored.get(key) for key in wanted} == wanted:
+                return dict(stored["missing"])
+        except (OSError, ValueError, TypeError, KeyError):
+            pass
+    found = _try_in_child(layers)
+    reason = cgroup.unavailable() if probe_cgroup else ""
+    if reason:
+        found["cgroup"] = reason
+    if where is not None:
+        temporary = where.with_suffix(f".{os.getpid()}.tmp")
+        temporary.write_text(json.dumps({**wanted, "missing": found}))
+        os.replace(temporary, where)
+    return found
+
+
 def _try_in_child(layers: list[str]) -> dict[str, str]:
     """Apply the layers in a forked child, in the sandbox's order; return {layer: why it failed}."""
     if not layers:
         return {}
+    import socket  # here, not in the child: after the Landlock probe it may read nothing outside /usr
+
     read_fd, write_fd = os.pipe()
     pid = os.fork()
     if pid == 0:

@@ -8,16 +8,15 @@ import marshal
 import os
 import resource
 import select
-import shutil
 import signal
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from grader.model import Limits
 from grader.sandbox import cgroup, linux
-from grader.sandbox.isolation import Isolation, child_python, helper_pids, kill_all_of, netns_fd
+from grader.sandbox.isolation import (Isolation, child_python, first_sandbox_of_process, helper_pids, kill_all_of,
+                                      netns_fd)
 
 HARNESS = (Path(__file__).with_name("harness.py")).read_text()
 REPLY_CAP = 12 << 20  # bytes: a reply frame larger than this is the submission's fault
@@ -63,6 +62,8 @@ class Sandbox:
         requests_r, self.requests_w = os.pipe()
         self.replies_r, replies_w = os.pipe()
         if not self.isolation.mountns:
+            import tempfile  # only without a mount namespace, whose /tmp is private
+
             self.workdir = tempfile.mkdtemp(prefix="grader-")
             if self.isolation.uid is not None:
                 os.chown(self.workdir, self.isolation.uid, self.isolation.uid)
@@ -73,6 +74,7 @@ class Sandbox:
             self.group.create(memory_bytes=size, processes=self.limits.processes)
         self.nproc = self.limits.processes + (0 if self.isolation.uid is not None else _tasks_of(os.getuid()))
         self.children_before = set(_children())
+        self.sweep_uid = self.isolation.uid is not None and first_sandbox_of_process()
         self.pid = os.fork()
         if self.pid == 0:  # pragma: no cover - runs in the child, reports failures on the reply pipe
             try:
@@ -132,6 +134,12 @@ class Sandbox:
         for target, source in ((0, sources[0]), (1, sources[0]), (2, sources[0]), (3, sources[1]), (4, sources[2])):
             os.dup2(source, target)
         os.closerange(5, 65536)
+        if iso.uid is not None:
+            os.setgroups([])
+            os.setgid(iso.uid)
+            os.setuid(iso.uid)
+            if self.sweep_uid:  # what a grader killed while it held this uid left running; before
+                os.kill(-1, signal.SIGKILL)  # Landlock, whose signal scope would spare it (kill(-1) spares us)
         if iso.landlock:
             prefix = os.path.dirname(os.path.dirname(python))
             read_only = [*SYSTEM_READ_ONLY, prefix] if prefix not in ("", "/") else list(SYSTEM_READ_ONLY)
@@ -148,11 +156,8 @@ class Sandbox:
         if iso.uid is not None or os.geteuid() != 0:
             # RLIMIT_NPROC counts every task of the real uid and means nothing to root. With a dedicated uid
             # the submission has it to itself; run as the teacher's own uid, it gets what is in use + its share.
+            # Set after setuid: leftovers still dying would otherwise fail the exec below (EAGAIN).
             resource.setrlimit(resource.RLIMIT_NPROC, (self.nproc,) * 2)
-        if iso.uid is not None:
-            os.setgroups([])
-            os.setgid(iso.uid)
-            os.setuid(iso.uid)
         os.chdir(workdir)
         if iso.seccomp:
             linux.install_seccomp_filter()  # last: it also forbids the mount and setns calls above
@@ -248,6 +253,8 @@ class Sandbox:
         for fd in (self.requests_w, self.replies_r, self.pidfd):
             os.close(fd)
         if self.workdir:
+            import shutil
+
             shutil.rmtree(self.workdir, ignore_errors=True)
         if self.isolation.uid is not None and not (self.isolation.mountns or self.isolation.landlock):
             remove_files_of(self.isolation.uid, WORLD_WRITABLE)
@@ -351,6 +358,8 @@ def remove_files_of(uid: int, folders: tuple[str, ...]) -> None:
                 if entry.stat(follow_symlinks=False).st_uid != uid:
                     continue
                 if entry.is_dir(follow_symlinks=False):
+                    import shutil
+
                     shutil.rmtree(entry.path, ignore_errors=True)
                 else:
                     os.unlink(entry.path)
