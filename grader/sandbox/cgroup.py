@@ -39,6 +39,7 @@ class Group:
     def __init__(self, name: str | None = None) -> None:
         self.name = PREFIX + (name or f"{os.getpid()}-{next(_counter)}")
         self.dirs = {c: V1_ROOT / c / self.name for c in CONTROLLERS}
+        self._files: dict[str, int] = {}  # counters read after every test: opened once, read with pread
 
     def create(self, memory_bytes: int, processes: int) -> None:
         for folder in self.dirs.values():
@@ -56,18 +57,24 @@ class Group:
 
     def cpu_seconds(self) -> float:
         try:
-            return int((self.dirs["cpuacct"] / "cpuacct.usage").read_text()) / 1e9
+            return int(self._read("cpuacct", "cpuacct.usage")) / 1e9
         except (OSError, ValueError):
             return 0.0
 
     def oom_kills(self) -> int:
         try:
-            for line in (self.dirs["memory"] / "memory.oom_control").read_text().splitlines():
-                if line.startswith("oom_kill "):
+            for line in self._read("memory", "memory.oom_control").splitlines():
+                if line.startswith(b"oom_kill "):
                     return int(line.split()[1])
         except (OSError, ValueError):
             pass
         return 0
+
+    def _read(self, controller: str, name: str) -> bytes:
+        fd = self._files.get(name)
+        if fd is None:
+            fd = self._files[name] = os.open(self.dirs[controller] / name, os.O_RDONLY | os.O_CLOEXEC)
+        return os.pread(fd, 4096, 0)
 
     def pids(self) -> list[int]:
         try:
@@ -78,16 +85,23 @@ class Group:
     def kill(self) -> None:
         """SIGKILL every member until none is left (pids.max bounds how many a fork loop can add)."""
         for _ in range(100):
-            members = self.pids()
-            if not members:
+            if not self.signal_members():
                 return
-            for pid in members:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
+
+    def signal_members(self) -> bool:
+        """SIGKILL every member once; False when there was none."""
+        members = self.pids()
+        for pid in members:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        return bool(members)
 
     def remove(self) -> None:
+        for fd in self._files.values():
+            os.close(fd)
+        self._files.clear()
         for folder in self.dirs.values():
             try:
                 folder.rmdir()
