@@ -44,8 +44,14 @@ def test_output_says_when_nothing_was_printed() -> None:
     ({"a": [1]}, {"a": [1]}, True),
     ({1, 2}, {2, 1}, True),
     ([[1], [2]], [[1], (2,)], False),
+    ([1, 2], [1, True], False),
+    (["1", "2"], ["1", 2], False),
+    ([], (), False),
+    (["a", "b"], ["a", "b"], True),
+    ([[".Q", "Q."]], [[".Q", "Q."]], True),
 ], ids=["int", "str is not int", "bool is not int", "float is not int", "list", "tuple is not list",
-        "None", "empty list is not None", "dict", "set", "nested tuple"])
+        "None", "empty list is not None", "dict", "set", "nested tuple", "a bool among ints",
+        "an int among strings", "empty tuple is not empty list", "flat strings", "rows of a board"])
 def test_value_compares_with_types(expected: object, actual: object, passes: bool) -> None:
     assert value(expected, actual).passed is passes
     assert value(actual, expected).passed is passes  # symmetric

@@ -1,0 +1,42 @@
+"""The command line builds only the named command's options, and still knows every command."""
+
+from __future__ import annotations
+
+from grader.cli import build_parser
+from grader.commands import authoring
+from grader.commands.student import run_check
+from grader.model import Kind
+from tests.conftest import run_cli
+
+COMMANDS = ("list", "show", "start", "hint", "check", "validate", "calibrate", "import", "export", "new", "batch",
+            "doctor")
+
+
+def test_the_named_command_gets_its_options() -> None:
+    argv = ["check", "count-queens", "mine.py", "--format", "json", "--all"]
+    args = build_parser(argv).parse_args(argv)
+    assert (args.exercise, args.submission, args.format, args.all, args.run) == (
+        "count-queens", "mine.py", "json", True, run_check)
+
+
+def test_help_lists_every_command() -> None:
+    result = run_cli("--help")
+    assert result.returncode == 0
+    for command in COMMANDS:
+        assert f"    {command}" in result.stdout
+
+
+def test_an_unknown_command_is_a_usage_error_that_lists_the_commands() -> None:
+    result = run_cli("chek", "count-queens")
+    assert result.returncode == 2
+    assert "invalid choice: 'chek'" in result.stderr and "'check'" in result.stderr
+
+
+def test_a_command_without_its_arguments_shows_its_own_usage() -> None:
+    result = run_cli("check")
+    assert result.returncode == 2
+    assert result.stderr.startswith("usage: grader check")
+
+
+def test_new_offers_the_kinds_the_model_knows() -> None:
+    assert authoring.KINDS == tuple(kind.value for kind in Kind)
