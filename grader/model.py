@@ -42,7 +42,7 @@ class Kind(StrEnum):
 Compare = Literal["value", "output"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Limits:
     """Resource limits of one test run; `wall` is a backstop for code that sleeps or blocks."""
 
@@ -61,13 +61,13 @@ class Limits:
         return self.wall if self.wall is not None else 3 * self.cpu + 2.0
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class CheckerSpec:
     name: str
     args: tuple[tuple[str, object], ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Test:
     """One case of an exercise."""
 
@@ -95,7 +95,7 @@ class _Missing:
 MISSING: object = _Missing()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Rule:
     """A require/forbid rule, checked on the submission's syntax tree."""
 
@@ -103,7 +103,7 @@ class Rule:
     message: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class CalibrationRule:
     """How calibration turns the accepted references' CPU times into limits (the spec's `calibration:`):
     max(floor, multiplier x the slowest)."""
@@ -112,7 +112,7 @@ class CalibrationRule:
     multiplier: float = 3.0  # research/sandbox.md 2.9: the same run's CPU time varied up to 1.65x here
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Exercise:
     id: str
     title: str
@@ -140,7 +140,7 @@ class Exercise:
         return sum(test.points for test in self.tests)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class RunResult:
     """What the sandbox observed for one test: plain data, no verdict."""
 
@@ -162,14 +162,14 @@ class RunResult:
     sandbox_error: str = ""  # the sandbox itself failed: a grader error
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class CheckResult:
     passed: bool
     feedback: str = ""  # one line: "expected 3, got 4"
     details: str = ""  # a structural difference, longer
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Outcome:
     """Verdict and feedback for one test, as the student sees it."""
 
@@ -187,7 +187,7 @@ class Outcome:
     limit_seconds: float = 0.0
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Report:
     exercise: str
     submission: str

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from grader.batch.discover import ClassFolder, extension
 from grader.batch.store import ExerciseRow, SubmissionRow
-from grader.batch.work import GradingKey, Job, uniform_report
+from grader.batch.work import GradingKey, Job, pack, uniform_report
 from grader.errors import SpecError, SpecProblem
 from grader.expected import ExpectationError, expected_values
 from grader.grading import grade, read_submission
@@ -47,6 +47,7 @@ def make_plan(folder: ClassFolder, exercises: list[Exercise], *, run_all: bool,
     version_ = grader_version()
     plan = Plan([e for e, _ in resolved], [], [])
     for exercise, digest in resolved:
+        packed = pack(exercise)
         tests = [{"name": t.name, "points": t.points, "hidden": t.hidden, "big": t.big} for t in exercise.tests]
         plan.exercise_rows.append(ExerciseRow(exercise.id, exercise.title, str(exercise.kind), digest,
                                               exercise.max_score, tests))
@@ -73,7 +74,7 @@ def make_plan(folder: ClassFolder, exercises: list[Exercise], *, run_all: bool,
                 else:
                     row_key = key(_sha256(text.encode("utf-8")))
                     if row_key not in plan.jobs:
-                        plan.jobs[row_key] = Job(row_key, exercise, found.label, text, private_paths)
+                        plan.jobs[row_key] = Job(row_key, packed, found.label, text, private_paths)
             plan.rows.append(SubmissionRow(student, exercise.id, file, row_key))
     return plan
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import os
+import pickle
 import resource
 import socket
 import tempfile
@@ -16,7 +18,7 @@ from grader.grading import grade
 from grader.model import Exercise, Outcome, Report, Verdict
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class GradingKey:
     """What a grading depends on, and nothing else: identical submissions share one grading."""
 
@@ -26,16 +28,32 @@ class GradingKey:
     run_all: bool  # big tests run even after a small test failed
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Job:
     key: GradingKey
-    exercise: Exercise  # every test's `expect` filled in, so workers need no reference or cache
+    packed_exercise: bytes  # pack(exercise): every test's `expect` filled in, so workers need no reference
     label: str  # student/file, as reports show it
     text: str
     private_paths: tuple[Path, ...]
 
+    @property
+    def exercise(self) -> Exercise:
+        return _unpack(self.packed_exercise)
 
-@dataclass(frozen=True, slots=True)
+
+def pack(exercise: Exercise) -> bytes:
+    """An exercise as a job carries it: pickled once for all its jobs, not once per job sent (an exercise
+    with its expected boards is ~50 KB and ~1 ms to pickle and unpickle)."""
+    return pickle.dumps(exercise, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+@functools.lru_cache(maxsize=32)
+def _unpack(packed: bytes) -> Exercise:
+    exercise: Exercise = pickle.loads(packed)
+    return exercise
+
+
+@dataclass(frozen=True)
 class Graded:
     key: GradingKey
     report: Report

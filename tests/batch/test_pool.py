@@ -13,7 +13,7 @@ import pytest
 
 from grader.batch.plan import resolve
 from grader.batch.pool import LocalPool
-from grader.batch.work import Graded, GradingKey, Job
+from grader.batch.work import Graded, GradingKey, Job, pack
 from grader.course import Course
 from grader.model import Verdict
 from tests.batch.classroom import write_course
@@ -25,7 +25,7 @@ SLEEPY = "import time\ntime.sleep(1.5)\n\ndef add(a, b):\n    return a + b\n"
 @pytest.fixture
 def sleepy_job(tmp_path: Path) -> Job:
     exercise, digest = resolve(Course.at(write_course(tmp_path)).load("add"))
-    return Job(GradingKey("sleepy", digest, "test", False), exercise, "ada/add.py", SLEEPY, ())
+    return Job(GradingKey("sleepy", digest, "test", False), pack(exercise), "ada/add.py", SLEEPY, ())
 
 
 def kill_workers_while_busy(pool: LocalPool, times: int, killed: list[int]) -> threading.Thread:
