@@ -66,9 +66,9 @@ def typed(value: object) -> object:
     """A form of `value` in which equal means equal with types: True != 1, (1,) != [1], '2' != 2."""
     kind = type(value)
     if kind in (list, tuple):
-        for leaf in (str, int):  # the common shapes (rows of a board, a list of numbers): no tuple per item
-            if all(type(item) is leaf for item in value):  # type: ignore[attr-defined]
-                return (f"{kind.__name__}[{leaf.__name__}]", tuple(value))  # type: ignore[call-overload]
+        leaves = set(map(type, value))  # type: ignore[call-overload]
+        if len(leaves) <= 1 and leaves <= {str, int}:  # rows of a board, a list of numbers: no tuple per item
+            return (f"{kind.__name__}[{leaves.pop().__name__ if leaves else 'str'}]", tuple(value))  # type: ignore[call-overload]
         return (kind.__name__, tuple(typed(item) for item in value))  # type: ignore[attr-defined]
     if kind in (set, frozenset):
         return ("set", frozenset(typed(item) for item in value))  # type: ignore[attr-defined]
