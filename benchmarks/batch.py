@@ -49,6 +49,7 @@ class Run:
     cpu: float  # sandboxed processes' CPU, summed
     worker_cpu: float  # the workers' own CPU for the gradings (checks, sandbox set-up, reading results)
     total_cpu: float  # the whole command's CPU: the batch, its workers and their sandboxes
+    waiting: float  # inside gradings, neither the sandbox's nor the worker's CPU: start-up waits, preemption
 
     @property
     def ideal(self) -> float:
@@ -102,9 +103,10 @@ def run_batch(folder: Path, out: Path, workers: int) -> Run:
     with sqlite3.connect(out / "results.sqlite") as db:
         grading = db.execute("SELECT finished_at - started_at FROM runs").fetchone()[0]
         submissions = db.execute("SELECT COUNT(*) FROM submissions").fetchone()[0]
-        gradings, cpu, worker_cpu = db.execute("SELECT COUNT(*), SUM(cpu_seconds), SUM(grader_cpu_seconds) "
-                                               "FROM gradings WHERE worker != '-'").fetchone()
-    return Run(workers, wall, grading, submissions, gradings, cpu, worker_cpu, total_cpu)
+        gradings, cpu, worker_cpu, waiting = db.execute(
+            "SELECT COUNT(*), SUM(cpu_seconds), SUM(grader_cpu_seconds), "
+            "SUM(wall_seconds - cpu_seconds - grader_cpu_seconds) FROM gradings WHERE worker != '-'").fetchone()
+    return Run(workers, wall, grading, submissions, gradings, cpu, worker_cpu, total_cpu, waiting)
 
 
 def _children_cpu() -> float:
@@ -152,6 +154,11 @@ def report(args: argparse.Namespace, files: int, runs: dict[int, Run]) -> None:
     speedup = runs[1].wall / runs[2].wall
     print(f"wall / ideal with {args.workers} workers: {main_run.ratio:.3f} (target <= 1.15)")
     print(f"speed-up from 1 to 2 workers: {speedup:.2f}x (target >= 1.8)")
+    batch_cpu = main_run.total_cpu - main_run.cpu - main_run.worker_cpu
+    print(f"where the {args.workers}-worker run's time went, per worker: sandbox CPU "
+          f"{main_run.cpu / args.workers:.1f} s, worker's own CPU {main_run.worker_cpu / args.workers:.1f} s, "
+          f"waiting inside gradings {main_run.waiting / args.workers:.1f} s (start-up waits, preemption); "
+          f"the batch process's own CPU {batch_cpu:.1f} s")
     busy = (main_run.cpu + main_run.worker_cpu) / args.workers
     print(f"wall / (sandbox + workers' own CPU) / {args.workers} workers: {main_run.wall / busy:.3f} "
           f"(the batch's own scheduling, start-up and outputs; 'per grading ms' is the core's overhead per "
