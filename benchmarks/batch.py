@@ -50,6 +50,7 @@ class Run:
     worker_cpu: float  # the workers' own CPU for the gradings (checks, sandbox set-up, reading results)
     total_cpu: float  # the whole command's CPU: the batch, its workers and their sandboxes
     waiting: float  # inside gradings, neither the sandbox's nor the worker's CPU: start-up waits, preemption
+    machine_cpu: float  # every CPU of the machine busy during the command (/proc/stat), whoever it served
 
     @property
     def ideal(self) -> float:
@@ -94,19 +95,27 @@ def warm_cache() -> None:
 
 def run_batch(folder: Path, out: Path, workers: int) -> Run:
     shutil.rmtree(out, ignore_errors=True)
-    before = _children_cpu()
+    before, machine_before = _children_cpu(), _machine_busy()
     started = time.monotonic()
     subprocess.run([sys.executable, "-m", "grader", "batch", str(folder), "--out", str(out), "--workers",
                     str(workers)], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
     wall = time.monotonic() - started
     total_cpu = _children_cpu() - before
+    machine_cpu = _machine_busy() - machine_before
     with sqlite3.connect(out / "results.sqlite") as db:
         grading = db.execute("SELECT finished_at - started_at FROM runs").fetchone()[0]
         submissions = db.execute("SELECT COUNT(*) FROM submissions").fetchone()[0]
         gradings, cpu, worker_cpu, waiting = db.execute(
             "SELECT COUNT(*), SUM(cpu_seconds), SUM(grader_cpu_seconds), "
             "SUM(wall_seconds - cpu_seconds - grader_cpu_seconds) FROM gradings WHERE worker != '-'").fetchone()
-    return Run(workers, wall, grading, submissions, gradings, cpu, worker_cpu, total_cpu, waiting)
+    return Run(workers, wall, grading, submissions, gradings, cpu, worker_cpu, total_cpu, waiting, machine_cpu)
+
+
+def _machine_busy() -> float:
+    """Seconds of CPU the whole machine spent busy so far: user, system, interrupts and steal, every core."""
+    with open("/proc/stat") as stat:
+        ticks = [int(x) for x in stat.readline().split()[1:]]
+    return (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")  # minus idle and iowait
 
 
 def _children_cpu() -> float:
@@ -158,7 +167,8 @@ def report(args: argparse.Namespace, files: int, runs: dict[int, Run]) -> None:
     print(f"where the {args.workers}-worker run's time went, per worker: sandbox CPU "
           f"{main_run.cpu / args.workers:.1f} s, worker's own CPU {main_run.worker_cpu / args.workers:.1f} s, "
           f"waiting inside gradings {main_run.waiting / args.workers:.1f} s (start-up waits, preemption); "
-          f"the batch process's own CPU {batch_cpu:.1f} s")
+          f"the batch process's own CPU {batch_cpu:.1f} s; CPU the machine spent on anything else while it "
+          f"ran (kernel threads, other programs, steal) {main_run.machine_cpu - main_run.total_cpu:.1f} s")
     busy = (main_run.cpu + main_run.worker_cpu) / args.workers
     print(f"wall / (sandbox + workers' own CPU) / {args.workers} workers: {main_run.wall / busy:.3f} "
           f"(the batch's own scheduling, start-up and outputs; 'per grading ms' is the core's overhead per "
