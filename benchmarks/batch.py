@@ -163,11 +163,12 @@ def report(args: argparse.Namespace, files: int, runs: dict[int, Run]) -> None:
     speedup = runs[1].wall / runs[2].wall
     print(f"wall / ideal with {args.workers} workers: {main_run.ratio:.3f} (target <= 1.15)")
     print(f"speed-up from 1 to 2 workers: {speedup:.2f}x (target >= 1.8)")
-    batch_cpu = main_run.total_cpu - main_run.cpu - main_run.worker_cpu
+    rest = main_run.total_cpu - main_run.cpu - main_run.worker_cpu
     print(f"where the {args.workers}-worker run's time went, per worker: sandbox CPU "
           f"{main_run.cpu / args.workers:.1f} s, worker's own CPU {main_run.worker_cpu / args.workers:.1f} s, "
           f"waiting inside gradings {main_run.waiting / args.workers:.1f} s (start-up waits, preemption); "
-          f"the batch process's own CPU {batch_cpu:.1f} s; CPU the machine spent on anything else while it "
+          f"the rest of our CPU (the batch process, worker start-up, hand-off of jobs, outputs) {rest:.1f} s; "
+          f"CPU the machine spent on anything else while it "
           f"ran (kernel threads, other programs, steal) {main_run.machine_cpu - main_run.total_cpu:.1f} s")
     busy = (main_run.cpu + main_run.worker_cpu) / args.workers
     print(f"wall / (sandbox + workers' own CPU) / {args.workers} workers: {main_run.wall / busy:.3f} "
