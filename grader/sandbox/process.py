@@ -60,6 +60,15 @@ class Sandbox:
 
     # ------------------------------------------------------------ start
     def start(self, load_seconds: float) -> Frame:
+        if self.isolation.cgroup:
+            self.group = cgroup.Group()
+            size = (self.limits.memory + self.limits.file_size * 4 + 64) << 20  # + the tmpfs it may fill
+            try:
+                self.group.create(memory_bytes=size, processes=self.limits.processes)
+            except OSError as error:  # the hierarchy went away since the probe was kept: no weaker sandbox
+                self.group.remove()
+                self.group = None
+                return Frame({"sandbox_error": f"cannot create the sandbox's cgroup: {error}"}, 0.0, 0.0)
         requests_r, self.requests_w = os.pipe()
         self.replies_r, replies_w = os.pipe()
         if not self.isolation.mountns:
@@ -69,10 +78,6 @@ class Sandbox:
             if self.isolation.uid is not None:
                 os.chown(self.workdir, self.isolation.uid, self.isolation.uid)
         python = child_python()
-        if self.isolation.cgroup:
-            self.group = cgroup.Group()
-            size = (self.limits.memory + self.limits.file_size * 4 + 64) << 20  # + the tmpfs it may fill
-            self.group.create(memory_bytes=size, processes=self.limits.processes)
         self.nproc = self.limits.processes + (0 if self.isolation.uid is not None else _tasks_of(os.getuid()))
         self.children_before = set(_children())
         self.sweep_uid = self.isolation.uid is not None and first_sandbox_of_process()

@@ -198,3 +198,15 @@ def test_a_checkout_under_tmp_grades_its_own_references(tmp_path: Path) -> None:
                            str(tmp_path / "reference/count-queens/accepted/bitmask.py"), "--format", "json",
                            "--exercises", str(tmp_path / "exercises")], capture_output=True, text=True)
     assert '"verdict": "passed"' in done.stdout, done.stdout[:2000]
+
+
+def test_a_cgroup_that_cannot_be_made_is_a_sandbox_error_not_a_weaker_sandbox(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from grader.sandbox import cgroup
+    from grader.sandbox.isolation import Isolation
+
+    monkeypatch.setattr(cgroup, "V1_ROOT", tmp_path / "no-hierarchy")  # gone since the probe was kept
+    with SubmissionRun(EXERCISE, SOURCE, isolation=Isolation(cgroup=True)) as submission_run:
+        result = submission_run.run(make_test("remember(1)"))
+    assert result.sandbox_error.startswith("cannot create the sandbox's cgroup:")
+    assert not result.has_value  # nothing ran
