@@ -26,10 +26,11 @@ FIXED_BUDGET = 0.050  # seconds per submission (issue 6)
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
-def check(exercise: str, submission: Path) -> tuple[float, dict[str, object]]:
+def check(exercise: str, submission: Path, root: Path = ROOT, python: str = sys.executable,
+          ) -> tuple[float, dict[str, object]]:
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "grader", "check", exercise, str(submission), "--format", "json"],
-                          capture_output=True, text=True, cwd=ROOT, env=ENV)
+    done = subprocess.run([python, "-m", "grader", "check", exercise, str(submission), "--format", "json"],
+                          capture_output=True, text=True, cwd=root, env=ENV)
     elapsed = time.perf_counter() - started
     return elapsed, json.loads(done.stdout)
 
@@ -37,7 +38,13 @@ def check(exercise: str, submission: Path) -> tuple[float, dict[str, object]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--against", type=Path, metavar="CHECKOUT",
+                        help="another checkout with its own .venv (an older commit): both are timed, run for run "
+                             "in turn, so that the machine's load weighs on both alike")
     args = parser.parse_args()
+    if args.against:
+        compare(args.against.resolve(), args.repeats)
+        return
     print(f"command: {' '.join([Path(sys.executable).name, *sys.argv])}")
     print(f"machine: {os.cpu_count()} cores, Python {platform.python_version()}, {platform.platform()}")
     exercises = sorted(p.stem for p in (ROOT / "exercises").glob("*.yaml"))
@@ -60,6 +67,24 @@ def main() -> None:
         print(f"{exercise:20} {len(tests):5} {wall * 1000:8.0f} {own * 1000:13.0f} {spent * 1000:10.0f} "
               f"{budget * 1000:10.0f}  {'yes' if spent <= budget else 'NO'}")
     print("grader ms = wall - CLI baseline - tests' own CPU; budget = 0.3 x tests' CPU + 50 ms fixed cost")
+
+def compare(other: Path, repeats: int) -> None:
+    """Wall time of `grader check` here and in `other`, alternating runs; medians."""
+    print(f"command: {' '.join([Path(sys.executable).name, *sys.argv])}")
+    sides = {"this checkout": (ROOT, sys.executable), f"{other}": (other, str(other / ".venv" / "bin" / "python"))}
+    exercises = sorted(p.stem for p in (ROOT / "exercises").glob("*.yaml"))
+    print(f"{'exercise':20} " + " ".join(f"{name[-24:]:>24}" for name in sides) + "   ratio")
+    for exercise in exercises:
+        walls: dict[str, list[float]] = {name: [] for name in sides}
+        for round_ in range(repeats + 1):
+            for name, (root, python) in sides.items():
+                submission = sorted((root / "reference" / exercise / "accepted").glob("*"))[0]
+                wall = check(exercise, submission, root, python)[0]
+                if round_:  # the first round warms caches
+                    walls[name].append(wall)
+        here, there = (statistics.median(w) * 1000 for w in walls.values())
+        print(f"{exercise:20} {here:21.0f} ms {there:21.0f} ms   {here / there:.2f}")
+
 
 if __name__ == "__main__":
     main()

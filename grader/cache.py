@@ -6,6 +6,7 @@ unchanged. A spec with problems is never cached: its errors are reported at ever
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import pickle
@@ -27,28 +28,41 @@ def cache_dir() -> Path:
 
 def load_exercise(path: Path) -> Exercise:
     """The exercise in the spec at `path`, from the cache when its content was loaded before."""
-    digest = hashlib.sha256(str(path.resolve()).encode() + b"\0")
+    digest = hashlib.sha256(_loader_source() + str(path.resolve()).encode() + b"\0")
     try:
         digest.update(path.read_bytes())
     except OSError:
         pass  # the loader reports it
-    here = Path(__file__).parent
-    for name in _LOADER_SOURCES:
-        digest.update((here / name).read_bytes())
     cached = cache_dir() / "exercises" / f"{digest.hexdigest()}.pickle"
-    try:
-        with open(cached, "rb") as file:
-            exercise = pickle.load(file)
-        if isinstance(exercise, Exercise):
-            return exercise
-    except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, TypeError, ValueError):
-        pass  # not cached yet, or written by another version: load it again
+    exercise = read_pickle(cached)
+    if isinstance(exercise, Exercise):
+        return exercise
     from grader.spec import load_exercise as load_spec  # YAML only when the cache cannot answer
 
     exercise = load_spec(path)
     cached.parent.mkdir(mode=0o700, exist_ok=True)
-    temporary = cached.with_suffix(f".{os.getpid()}.tmp")
-    with open(temporary, "wb") as file:
-        pickle.dump(exercise, file, protocol=pickle.HIGHEST_PROTOCOL)
-    os.replace(temporary, cached)  # atomic: a parallel grader never reads half a file
+    write_pickle(cached, exercise)
     return exercise
+
+
+@functools.cache  # read once per process, however many specs it loads
+def _loader_source() -> bytes:
+    here = Path(__file__).parent
+    return b"".join((here / name).read_bytes() for name in _LOADER_SOURCES)
+
+
+def read_pickle(path: Path) -> object | None:
+    """What `write_pickle` kept at `path`; None when nothing is there or it cannot be read back (damaged,
+    or written by another version). The folder is the grader's own (0700) and hidden from every sandbox."""
+    try:
+        with open(path, "rb") as file:
+            return pickle.load(file)
+    except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, TypeError, ValueError):
+        return None
+
+
+def write_pickle(path: Path, value: object) -> None:
+    temporary = path.with_suffix(f".{os.getpid()}.tmp")
+    with open(temporary, "wb") as file:
+        pickle.dump(value, file, protocol=pickle.HIGHEST_PROTOCOL)
+    os.replace(temporary, path)  # atomic: a parallel grader never reads half a file

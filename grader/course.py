@@ -56,12 +56,14 @@ class Course:
         """A bundle from `grader export --student`: its hidden tests are not there, they run at grading time."""
         return (self.exercises_dir / STUDENT_BUNDLE_MARKER).exists()
 
-    def load_all(self, ids: list[str] | None = None) -> list[Exercise]:
-        """Every exercise (or those named), reporting the problems of all broken specs together."""
+    def load_all(self, ids: list[str] | None = None, *, as_written: bool = False) -> list[Exercise]:
+        """Every exercise (or those named), reporting the problems of all broken specs together; calibrated
+        as `load` gives them, or `as_written`."""
+        load = self.load_as_written if as_written else self.load
         exercises, problems = [], []
         for exercise_id in ids or self.ids():
             try:
-                exercises.append(self.load(exercise_id))
+                exercises.append(load(exercise_id))
             except SpecError as error:
                 problems += error.problems
         if problems:

@@ -4,12 +4,10 @@ and cached on disk, keyed by the content of the spec and of the reference."""
 from __future__ import annotations
 
 import hashlib
-import pickle
-import os
 from dataclasses import replace
 from pathlib import Path
 
-from grader.cache import cache_dir
+from grader.cache import cache_dir, read_pickle, write_pickle
 from grader.model import MISSING, Exercise, Kind, RunResult, Test
 from grader.running import SubmissionRun
 
@@ -92,19 +90,10 @@ def _cache_key(exercise: Exercise, source: str, tests: list[Test]) -> str:
 
 
 def _read_cache(key: str) -> dict[str, object] | None:
-    # A pickle: read back in microseconds, where parsing big literals (352 boards) took tens of ms. The
-    # folder is the grader's own (0700) and hidden from every sandbox.
-    try:
-        with open(cache_dir() / f"{key}.pickle", "rb") as file:
-            values = pickle.load(file)
-        return values if isinstance(values, dict) else None
-    except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, TypeError, ValueError):
-        return None
+    # A pickle: read back at once, where parsing big literals back (n-queens' boards) was slow.
+    values = read_pickle(cache_dir() / f"{key}.pickle")
+    return values if isinstance(values, dict) else None
 
 
 def _write_cache(key: str, values: dict[str, object]) -> None:
-    path = cache_dir() / f"{key}.pickle"
-    temporary = path.with_suffix(f".{os.getpid()}.tmp")
-    with open(temporary, "wb") as file:
-        pickle.dump(values, file, protocol=pickle.HIGHEST_PROTOCOL)
-    os.replace(temporary, path)  # atomic: parallel graders never read half a file
+    write_pickle(cache_dir() / f"{key}.pickle", values)

@@ -25,7 +25,7 @@ LIMIT_KEYS = tuple(f.name for f in fields(Limits) if f.name != "cpu_written")
 CALIBRATION_KEYS = tuple(f.name for f in fields(CalibrationRule))
 ID_PATTERN = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 _constructor = yaml.SafeLoader("")
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when PyYAML was built with it: ~10x faster
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml (C) when PyYAML was built with it
 T = TypeVar("T")
 
 

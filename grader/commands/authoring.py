@@ -71,22 +71,6 @@ def _selected(course: Course, ids: list[str]) -> list[str]:
     return chosen
 
 
-def _load_as_written(course: Course, ids: list[str]) -> list[Exercise]:
-    """Every spec named, with the problems of all broken ones reported together before anything runs."""
-    from grader.errors import SpecError, SpecProblem
-
-    exercises: list[Exercise] = []
-    problems: list[SpecProblem] = []
-    for exercise_id in ids:
-        try:
-            exercises.append(course.load_as_written(exercise_id))
-        except SpecError as error:
-            problems += error.problems
-    if problems:
-        raise SpecError(problems)
-    return exercises
-
-
 def run_validate(args: argparse.Namespace) -> int:
     from rich.text import Text
 
@@ -97,7 +81,7 @@ def run_validate(args: argparse.Namespace) -> int:
 
     course = Course.at(args.exercises)
     ids = _selected(course, args.ids)
-    exercises = _load_as_written(course, ids)
+    exercises = course.load_all(ids, as_written=True)
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
     console = _console()
@@ -145,7 +129,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
     from grader.validation.render import calibration_table
 
     course = Course.at(args.exercises)
-    exercises = _load_as_written(course, _selected(course, args.ids))
+    exercises = course.load_all(_selected(course, args.ids), as_written=True)
     console = _console()
     console.print(Text(f"machine: {machine()}\nsandbox interpreter: {python_version()}", style="dim"))
     failed = 0
@@ -196,7 +180,7 @@ def run_export(args: argparse.Namespace) -> int:
     from grader.export import export_student_bundle
 
     course = Course.at(args.exercises)
-    exercises = _load_as_written(course, _selected(course, args.ids))
+    exercises = course.load_all(_selected(course, args.ids), as_written=True)
     bundle = export_student_bundle(exercises, Path(args.student), force=args.force)
     console = _console()
     for line in bundle.lines():
