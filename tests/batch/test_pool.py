@@ -7,12 +7,13 @@ import os
 import signal
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from grader.batch.plan import resolve
-from grader.batch.pool import LocalPool
+from grader.batch.pool import LocalPool, cores_for
 from grader.batch.work import Graded, GradingKey, Job, pack
 from grader.course import Course
 from grader.model import Verdict
@@ -72,3 +73,27 @@ def test_a_submission_whose_worker_dies_twice_is_a_grader_error(sleepy_job: Job)
     report = results[0].report
     assert report.verdict == Verdict.GRADER_ERROR
     assert {o.feedback for o in report.outcomes} == {"the grading worker process died on this submission, twice"}
+
+
+def test_each_worker_runs_on_a_core_of_its_own_and_a_replacement_keeps_it(sleepy_job: Job) -> None:
+    cores = sorted(os.sched_getaffinity(0))
+    if len(cores) < 2:
+        pytest.skip("needs two cores")
+    second = replace(sleepy_job, key=replace(sleepy_job.key, submission="sleepy-2"), label="bob/add.py")
+    pool = LocalPool(2)
+    killed: list[int] = []
+    thread = kill_workers_while_busy(pool, 1, killed)
+    try:
+        results = list(pool.results([sleepy_job, second]))
+        masks = [os.sched_getaffinity(w.process.pid) for w in pool.workers]
+    finally:
+        thread.join(timeout=60)
+        pool.close()
+    assert len(killed) == 1 and {r.report.verdict for r in results} == {Verdict.PASSED}
+    assert masks == [{cores[0]}, {cores[1]}]
+
+
+def test_more_workers_than_cores_are_left_to_the_scheduler() -> None:
+    cores = sorted(os.sched_getaffinity(0))
+    assert cores_for(len(cores)) == cores
+    assert cores_for(len(cores) + 1) == [None] * (len(cores) + 1)
