@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import difflib
 from collections import Counter
 from collections.abc import Callable
+from itertools import chain, repeat
 from typing import Protocol
 
 from grader.model import CheckResult
@@ -51,6 +51,8 @@ def output(expected: object, actual: object) -> CheckResult:
             break
     else:
         feedback = f"expected {len(want)} lines, got {len(got)}"
+    import difflib  # only for a wrong output: a passing check never pays for it
+
     diff = difflib.unified_diff([visible(w) for w in want], [visible(g) for g in got],
                                 "expected", "actual", lineterm="", n=2)
     return CheckResult(passed=False, feedback=feedback, details="\n".join(diff))
@@ -107,9 +109,18 @@ def describe_difference(expected: object, actual: object) -> str:
 
 def multiset_difference(expected: list[object] | tuple[object, ...],
                         actual: list[object] | tuple[object, ...]) -> tuple[int, int]:
-    want = Counter(typed(item) for item in expected)
-    got = Counter(typed(item) for item in actual)
+    want, got = _typed_counts(expected), _typed_counts(actual)
+    if want == got:
+        return 0, 0
     return sum((want - got).values()), sum((got - want).values())
+
+
+def _typed_counts(items: list[object] | tuple[object, ...]) -> Counter[object]:
+    """Counter(typed(item) for item in items), with the same keys; a list of boards (lists of str) is
+    checked for that shape in C and counted without a call per item: n-queens' 352 boards in 0.4 ms, not 2."""
+    if set(map(type, items)) == {list} and set(map(type, chain.from_iterable(items))) <= {str}:  # type: ignore[arg-type]
+        return Counter(zip(repeat("list[str]"), map(tuple, items)))  # type: ignore[arg-type]
+    return Counter(typed(item) for item in items)
 
 
 @checker("value")

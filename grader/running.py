@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import secrets
 import signal
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
@@ -28,10 +29,12 @@ class SubmissionRun:
         self.source = source
         self.private_paths = private_paths
         self.isolation = isolation or detect()
-        self.sandbox: Sandbox | None = None
+        self.sandbox: Sandbox | None = None  # loaded, ready for tests
+        self.launched: Sandbox | None = None  # started, the submission still loading
         self.load_failure: RunResult | None = None
         self.seq = 0
         self.saw_hidden = False  # the running sandbox has been sent a hidden test
+        self.before_launch: Callable[[], object] | None = None  # waits out what must not see a fork
         become_subreaper()
         # Not dumpable: a sandbox running as our own uid (no root) cannot read /proc/<grader>/mem or environ.
         linux.prctl(linux.PR_SET_DUMPABLE, 0)
@@ -44,10 +47,23 @@ class SubmissionRun:
         self.close()
 
     def close(self) -> None:
-        if self.sandbox is not None:
-            self.sandbox.close()
-            self.sandbox = None
+        for sandbox in (self.sandbox, self.launched):
+            if sandbox is not None:
+                sandbox.close()
+        self.sandbox = self.launched = None
         self.saw_hidden = False
+
+    def launch(self, background: bool = False) -> None:
+        """Start the sandbox now and let it load the file; the first test waits for it. `background`: the
+        caller does something else meanwhile (`grader check` imports its report's modules)."""
+        if self.sandbox is None and self.launched is None and self.load_failure is None:
+            if self.before_launch is not None:
+                self.before_launch()
+            self.launched = self._new_sandbox()
+            failed = self.launched.launch(background)
+            if failed is not None:
+                self._loaded(self.launched, failed)
+                self.launched = None
 
     def run(self, test: Test) -> RunResult:
         if self.saw_hidden and not test.hidden:
@@ -78,11 +94,17 @@ class SubmissionRun:
         return result
 
     def _start(self) -> None:
+        self.launch()
+        if self.launched is not None:
+            sandbox, self.launched = self.launched, None
+            self._loaded(sandbox, sandbox.loaded(self._load_seconds()))
+
+    def _new_sandbox(self) -> Sandbox:
         # The sandbox's limits are the loosest of any test's; each test child tightens them to its own.
         tests = self.exercise.tests
         limits = replace(self.exercise.limits, memory=max([self.exercise.limits.memory, *(t.limits.memory for t in tests)]))
         ceiling = max([limits.cpu, *(t.limits.cpu for t in tests)])
-        sandbox = Sandbox(
+        return Sandbox(
             {
                 "kind": str(self.exercise.kind),
                 "source": self.source,
@@ -95,7 +117,12 @@ class SubmissionRun:
             self.isolation,
             self.private_paths,
         )
-        frame = sandbox.start(limits.wall_seconds + STARTUP_SECONDS)
+
+    def _load_seconds(self) -> float:
+        return self.exercise.limits.wall_seconds + STARTUP_SECONDS
+
+    def _loaded(self, sandbox: Sandbox, frame: Frame) -> None:
+        """Keep a sandbox that loaded the submission; otherwise close it and remember why it failed."""
         data = frame.data or {}
         if data.get("loaded") is True:
             self.sandbox = sandbox

@@ -12,11 +12,15 @@ import signal
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from grader.model import Limits
 from grader.sandbox import cgroup, linux
 from grader.sandbox.isolation import (Isolation, child_python, first_sandbox_of_process, helper_pids, kill_all_of,
                                       netns_fd)
+
+if TYPE_CHECKING:
+    import threading
 
 HARNESS = (Path(__file__).with_name("harness.py")).read_text()
 REPLY_CAP = 12 << 20  # bytes: a reply frame larger than this is the submission's fault
@@ -57,9 +61,15 @@ class Sandbox:
         self.group: cgroup.Group | None = None
         self._last_counters: tuple[float, float, int] | None = None
         self._stat_fd = -1
+        self._launched_at = 0.0
+        self._admitting: threading.Thread | None = None  # moving it into its cgroup, in the background
+        self._admit_error: BaseException | None = None
 
     # ------------------------------------------------------------ start
-    def start(self, load_seconds: float) -> Frame:
+    def launch(self, background: bool = False) -> Frame | None:
+        """Start it and hand it the submission, without waiting for the load: None, or the Frame of a start
+        that failed. `background`: the caller has other work; the wait to move the process into its cgroup
+        (an RCU grace period, ~15-20 ms) is then spent in a thread, and `loaded` joins it."""
         if self.isolation.cgroup:
             self.group = cgroup.Group()
             size = (self.limits.memory + self.limits.file_size * 4 + 64) << 20  # + the tmpfs it may fill
@@ -99,13 +109,40 @@ class Sandbox:
         os.close(requests_r)
         os.close(replies_w)
         self.pidfd = os.pidfd_open(self.pid)
-        if self.group is not None:
-            # Moving a process between v1 groups waits for an RCU grace period (~15 ms): done here, while
-            # the child sets up its layers and starts Python. No submission code runs before the setup
-            # below reaches it, so nothing of the submission starts outside the group.
-            self.group.add(self.pid)
-        self.send(self.setup)
-        return self.receive(load_seconds, seq=None)
+        if background:
+            import threading  # only `grader check` has work to do meanwhile
+
+            self._admitting = threading.Thread(target=self._admit, name="sandbox-admit")
+            self._admitting.start()
+        else:
+            self._admit()
+        return None
+
+    def _admit(self) -> None:
+        try:
+            if self.group is not None:
+                # Moving a process between v1 groups waits for an RCU grace period: done while the child
+                # sets up its layers and starts Python. No submission code runs before the setup below
+                # reaches it, so nothing of the submission starts outside the group.
+                self.group.add(self.pid)
+            self.send(self.setup)
+            self._launched_at = time.monotonic()
+            self._last_counters = self._counters()  # the load's CPU counts from here, however late it is read
+        except BaseException as error:  # noqa: BLE001 - raised again by loaded(), in the caller's thread
+            self._admit_error = error
+
+    def loaded(self, load_seconds: float) -> Frame:
+        """The reply to the set-up: the submission loaded, or why not; the wall limit counts from launch."""
+        self._join_admit()
+        return self.receive(load_seconds, seq=None, started=self._launched_at)
+
+    def _join_admit(self) -> None:
+        if self._admitting is not None:
+            self._admitting.join()
+            self._admitting = None
+        if self._admit_error is not None:
+            error, self._admit_error = self._admit_error, None
+            raise error
 
     def _enter(self, python: str, requests_r: int, replies_w: int) -> None:
         """In the forked child: put on every layer, then exec the harness. Order matters (see comments)."""
@@ -181,10 +218,10 @@ class Sandbox:
         except (BrokenPipeError, OSError):
             pass  # the sandbox died; receive() reports it
 
-    def receive(self, wall_seconds: float, seq: int | None) -> Frame:
-        """The next reply (with this seq), within the wall time. Death is seen through the pidfd, not EOF:
-        an escaped grandchild may hold the reply pipe open."""
-        started = time.monotonic()
+    def receive(self, wall_seconds: float, seq: int | None, started: float | None = None) -> Frame:
+        """The next reply (with this seq), within the wall time from `started` (default: now). Death is seen
+        through the pidfd, not EOF: an escaped grandchild may hold the reply pipe open."""
+        started = time.monotonic() if started is None else started
         # The sandbox sits idle between a reply and the next request, so the counters read after the
         # last reply are still the "before" of this one: one read per test instead of two.
         cpu_before, group_before, oom_before = self._last_counters or self._counters()
@@ -244,6 +281,9 @@ class Sandbox:
         """Kill every process of the submission, escaped ones included, and remove its files."""
         if not self.pid:
             return
+        if self._admitting is not None:  # never remove a group a thread is still writing to
+            self._admitting.join()
+            self._admitting = None
         try:
             os.killpg(self.pid, signal.SIGKILL)
         except OSError:

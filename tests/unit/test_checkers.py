@@ -72,3 +72,16 @@ def test_unordered_accepts_any_order_but_not_missing_or_duplicate_items() -> Non
     assert not unordered(boards, boards + boards[:1]).passed
     assert not unordered(boards, tuple(boards)).passed
     assert not unordered(boards, [tuple(b) for b in boards]).passed
+
+
+@pytest.mark.parametrize("actual, passes", [
+    ([["..Q.", "Q..."], [".Q..", "...Q"]], True),  # boards, counted on the fast path
+    ([["..Q.", "Q..."], (".Q..", "...Q")], False),  # one board a tuple: the slow path, types kept
+    ([["..Q.", "Q..."], [".Q..", b"...Q"]], False),  # bytes among the rows
+    ([["..Q.", "Q..."], [".Q..", "...Q"], []], False),  # an empty board is an extra item
+    ([["..Q.", "Q..."]], False),
+])
+def test_unordered_boards_keep_types_on_either_path(actual: list[object], passes: bool) -> None:
+    boards = [[".Q..", "...Q"], ["..Q.", "Q..."]]
+    assert unordered(boards, actual).passed is passes
+    assert unordered(actual, boards).passed is passes  # the same either way round
