@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import ast
 import os
-import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 
 from grader.checkers import CHECKERS, show
@@ -42,8 +40,7 @@ def grade(exercise: Exercise, submission: Path, *, run_all: bool = False, visibl
           meanwhile: Callable[[], object] | None = None) -> Report:
     """Every test's outcome, in the spec's order. Small tests run first; once one fails, big tests are
     skipped unless `run_all`. `visible_only` grades a student bundle, whose hidden tests are not there.
-    `meanwhile` is the caller's own work (a warm-up whose failure is ignored), done in a thread while the
-    sandbox starts and the tests run."""
+    `meanwhile` is the caller's own work, done while the sandbox starts and loads the file."""
     tests = tuple(t for t in exercise.tests if not (visible_only and t.hidden))
     isolation = detect().describe()
     name = label or str(submission)
@@ -69,38 +66,12 @@ def grade(exercise: Exercise, submission: Path, *, run_all: bool = False, visibl
         for test in tests:
             outcomes[test.name] = judge(test, RunResult(stdout=source), expected[test.name], Kind.PREDICT)
     else:
-        with SubmissionRun(exercise, source, private_paths) as run, _alongside(meanwhile, run):
+        with SubmissionRun(exercise, source, private_paths) as run:
+            if meanwhile is not None:
+                run.launch(background=True)
+                meanwhile()
             _run_in_order(exercise, tests, run.run, expected, outcomes, run_all)
     return Report(exercise.id, name, tuple(outcomes[t.name] for t in tests), isolation, visible_only)
-
-
-@contextmanager
-def _alongside(work: Callable[[], object] | None, run: SubmissionRun) -> Iterator[None]:
-    """`work` in a thread while the sandbox starts and the tests run: on a second core it costs no time.
-    No sandbox is forked while that thread lives, since a fork would copy the locks it may hold."""
-    if work is None:
-        yield
-        return
-    import threading
-
-    def quietly() -> None:
-        try:
-            work()
-        except Exception:  # noqa: BLE001, S110 - a warm-up: the caller does it again and sees the error
-            pass
-
-    run.launch(background=True)
-    thread = threading.Thread(target=quietly, name="meanwhile", daemon=True)
-    switch = sys.getswitchinterval()
-    sys.setswitchinterval(0.0005)  # a reply from the sandbox waits at most this long for the thread
-    thread.start()
-    run.before_launch = thread.join
-    try:
-        yield
-    finally:
-        thread.join()
-        run.before_launch = None
-        sys.setswitchinterval(switch)
 
 
 def _run_in_order(exercise: Exercise, tests: tuple[Test, ...], run: Callable[[Test], RunResult],

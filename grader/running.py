@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import secrets
 import signal
-from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
@@ -34,7 +33,6 @@ class SubmissionRun:
         self.load_failure: RunResult | None = None
         self.seq = 0
         self.saw_hidden = False  # the running sandbox has been sent a hidden test
-        self.before_launch: Callable[[], object] | None = None  # waits out what must not see a fork
         become_subreaper()
         # Not dumpable: a sandbox running as our own uid (no root) cannot read /proc/<grader>/mem or environ.
         linux.prctl(linux.PR_SET_DUMPABLE, 0)
@@ -57,8 +55,6 @@ class SubmissionRun:
         """Start the sandbox now and let it load the file; the first test waits for it. `background`: the
         caller does something else meanwhile (`grader check` imports its report's modules)."""
         if self.sandbox is None and self.launched is None and self.load_failure is None:
-            if self.before_launch is not None:
-                self.before_launch()
             self.launched = self._new_sandbox()
             failed = self.launched.launch(background)
             if failed is not None:

@@ -1,10 +1,9 @@
-"""grade() with work of the caller's alongside (what `grader check` does with its report's imports): the
-work runs while the sandbox starts, its failure changes nothing, and no sandbox is forked while it runs."""
+"""grade() with work of the caller's done meanwhile (what `grader check` does with its report's imports):
+the work is done once, after the sandbox was launched and before the first test's reply is read, and the
+report is the one a plain grading gives."""
 
 from __future__ import annotations
 
-import threading
-import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -32,44 +31,15 @@ def submission(tmp_path: Path) -> Path:
     return path
 
 
-@pytest.fixture
-def launches(monkeypatch: pytest.MonkeyPatch) -> list[tuple[float, int]]:
-    """(when, how many threads were alive) at every sandbox launch."""
-    seen: list[tuple[float, int]] = []
-    launch = Sandbox.launch
+def test_the_callers_work_is_done_once_while_the_sandbox_loads(submission: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    events: list[str] = []
+    for name in ("launch", "loaded"):
+        original = getattr(Sandbox, name)
+        monkeypatch.setattr(Sandbox, name, lambda self, *a, _f=original, _n=name: events.append(_n) or _f(self, *a))
 
-    def recorded(self: Sandbox, background: bool = False) -> object:
-        seen.append((time.monotonic(), threading.active_count()))
-        return launch(self, background)
-
-    monkeypatch.setattr(Sandbox, "launch", recorded)
-    return seen
-
-
-def test_the_callers_work_runs_in_another_thread_while_the_sandbox_starts(submission: Path) -> None:
-    ran: list[str] = []
-    report = grade(TWO_SANDBOXES, submission, meanwhile=lambda: ran.append(threading.current_thread().name))
-    assert ran == ["meanwhile"]
+    report = grade(TWO_SANDBOXES, submission, meanwhile=lambda: events.append("work"))
+    assert events == ["launch", "work", "loaded", "launch", "loaded"]
     assert report.verdict == Verdict.PASSED
     assert verdicts(report) == verdicts(grade(TWO_SANDBOXES, submission))
 
-
-def test_work_that_fails_changes_nothing(submission: Path) -> None:
-    def broken() -> None:
-        raise ImportError("no such module")
-
-    assert verdicts(grade(TWO_SANDBOXES, submission, meanwhile=broken)) == verdicts(grade(TWO_SANDBOXES, submission))
-
-
-def test_no_sandbox_is_forked_while_the_work_runs(submission: Path, launches: list[tuple[float, int]]) -> None:
-    finished: list[float] = []
-
-    def slow() -> None:
-        time.sleep(1.0)
-        finished.append(time.monotonic())
-
-    report = grade(TWO_SANDBOXES, submission, meanwhile=slow)
-    assert report.verdict == Verdict.PASSED
-    (first, _), (second, threads_at_second) = launches
-    assert first < finished[0] <= second  # the second launch waited for the work to end
-    assert threads_at_second == 1
