@@ -20,8 +20,8 @@ class ExitCode(IntEnum):
 
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
-    """The whole command line; given argv, only the command it names gets its options (building all of
-    them costs ~15 ms at every start). Every command is still listed in `grader --help`."""
+    """The whole command line; given argv, only the command it names is built (building all of them costs
+    ~15 ms at every start, most of it argparse looking up translations). `grader --help` lists them all."""
     parser = argparse.ArgumentParser(prog="grader", description="Grade Python exercises in a sandbox.")
     parser.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
@@ -35,8 +35,8 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
 
 class _OnlyCommand:
-    """Stands in for the subparsers: registers every command, hands back an options-less stand-in for
-    all but the one named on the command line."""
+    """Stands in for the subparsers: builds the command named on the command line, and hands back an
+    options-less stand-in for every other."""
 
     def __init__(self, subparsers: argparse._SubParsersAction, name: str) -> None:  # type: ignore[type-arg]
         self.subparsers, self.name = subparsers, name
@@ -44,7 +44,6 @@ class _OnlyCommand:
     def add_parser(self, name: str, **kwargs: object) -> object:
         if name == self.name:
             return self.subparsers.add_parser(name, **kwargs)
-        self.subparsers.add_parser(name, help=kwargs.get("help"), add_help=False)
         return _Unused()
 
 
