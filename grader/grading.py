@@ -36,15 +36,16 @@ def read_submission(path: Path) -> tuple[str | None, str]:
 
 
 def grade(exercise: Exercise, submission: Path, *, run_all: bool = False, visible_only: bool = False,
-          private_paths: tuple[Path, ...] = (), label: str | None = None,
+          private_paths: tuple[Path, ...] = (), label: str | None = None, source: str | None = None,
           meanwhile: Callable[[], object] | None = None) -> Report:
     """Every test's outcome, in the spec's order. Small tests run first; once one fails, big tests are
     skipped unless `run_all`. `visible_only` grades a student bundle, whose hidden tests are not there.
-    `meanwhile` is the caller's own work, done while the sandbox starts and loads the file."""
+    `source`: the file's text, already read and vetted by the caller (a batch). `meanwhile` is the
+    caller's own work, done while the sandbox starts and loads the file."""
     tests = tuple(t for t in exercise.tests if not (visible_only and t.hidden))
     isolation = detect().describe()
     name = label or str(submission)
-    source, problem = read_submission(submission)
+    source, problem = (source, "") if source is not None else read_submission(submission)
     if source is None:
         return _all(exercise, tests, name, isolation, Verdict.RUNTIME_ERROR, problem, visible_only)
     if exercise.kind != Kind.PREDICT:

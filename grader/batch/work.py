@@ -7,7 +7,6 @@ import os
 import pickle
 import resource
 import socket
-import tempfile
 import threading
 import time
 import traceback
@@ -72,11 +71,8 @@ def grade_job(job: Job) -> Graded:
     with _ONE_AT_A_TIME:
         started, before, own = time.monotonic(), _children_cpu(), _own_cpu()
         try:
-            with tempfile.TemporaryDirectory(prefix="grader-batch-") as folder:
-                path = Path(folder) / "submission"
-                path.write_text(job.text, encoding="utf-8")
-                report = grade(job.exercise, path, run_all=job.key.run_all, label=job.label,
-                               private_paths=(*job.private_paths, Path(folder)))
+            report = grade(job.exercise, Path(job.label), run_all=job.key.run_all, label=job.label,
+                           private_paths=job.private_paths, source=job.text)
         except Exception as error:  # noqa: BLE001 - a grader bug on one submission must not stop the class
             traceback.print_exc()  # to the worker's standard error, which is the batch's (or Dask's log)
             report = uniform_report(job.exercise, job.label, Verdict.GRADER_ERROR,

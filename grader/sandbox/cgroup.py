@@ -3,6 +3,7 @@ CPU of every process it started (helpers it never reaped too), and a kill that m
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import signal
@@ -38,22 +39,26 @@ class Group:
 
     def __init__(self, name: str | None = None) -> None:
         self.name = PREFIX + (name or f"{os.getpid()}-{next(_counter)}")
-        self.dirs = {c: V1_ROOT / c / self.name for c in CONTROLLERS}
+        # Plain strings and os calls: a batch makes and removes a group per submission.
+        self.dirs = {c: f"{V1_ROOT}/{c}/{self.name}" for c in CONTROLLERS}
         self._files: dict[str, int] = {}  # counters read after every test: opened once, read with pread
 
     def create(self, memory_bytes: int, processes: int) -> None:
         for folder in self.dirs.values():
-            folder.mkdir(mode=0o755, exist_ok=True)
+            try:
+                os.mkdir(folder, 0o755)
+            except FileExistsError:
+                pass
         memory = self.dirs["memory"]
-        _write(memory / "memory.limit_in_bytes", memory_bytes)
-        if (memory / "memory.memsw.limit_in_bytes").exists():  # swap accounting: no swapping out either
-            _write(memory / "memory.memsw.limit_in_bytes", memory_bytes)
-        _write(self.dirs["pids"] / "pids.max", processes)
+        _write(f"{memory}/memory.limit_in_bytes", memory_bytes)
+        if _swap_accounted():  # no swapping out either
+            _write(f"{memory}/memory.memsw.limit_in_bytes", memory_bytes)
+        _write(f"{self.dirs['pids']}/pids.max", processes)
 
     def add(self, pid: int) -> None:
         """Move a process in (the sandbox's, before it is sent anything to run)."""
         for folder in self.dirs.values():
-            _write(folder / "cgroup.procs", pid)
+            _write(f"{folder}/cgroup.procs", pid)
 
     def cpu_seconds(self) -> float:
         try:
@@ -73,20 +78,31 @@ class Group:
     def _read(self, controller: str, name: str) -> bytes:
         fd = self._files.get(name)
         if fd is None:
-            fd = self._files[name] = os.open(self.dirs[controller] / name, os.O_RDONLY | os.O_CLOEXEC)
+            fd = self._files[name] = os.open(f"{self.dirs[controller]}/{name}", os.O_RDONLY | os.O_CLOEXEC)
         return os.pread(fd, 4096, 0)
 
     def pids(self) -> list[int]:
         try:
-            return [int(p) for p in (self.dirs["pids"] / "cgroup.procs").read_text().split()]
+            fd = os.open(f"{self.dirs['pids']}/cgroup.procs", os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            return []
+        try:
+            chunks = []
+            while chunk := os.read(fd, 65536):
+                chunks.append(chunk)
+            return [int(p) for p in b"".join(chunks).split()]
         except (OSError, ValueError):
             return []
+        finally:
+            os.close(fd)
 
-    def kill(self) -> None:
-        """SIGKILL every member until none is left (pids.max bounds how many a fork loop can add)."""
+    def kill(self) -> bool:
+        """SIGKILL every member until none is left (pids.max bounds how many a fork loop can add); True
+        once the group is seen empty."""
         for _ in range(100):
             if not self.signal_members():
-                return
+                return True
+        return False
 
     def signal_members(self) -> bool:
         """SIGKILL every member once; False when there was none."""
@@ -104,14 +120,22 @@ class Group:
         self._files.clear()
         for folder in self.dirs.values():
             try:
-                folder.rmdir()
+                os.rmdir(folder)
             except OSError:
                 pass  # not there, or a member still dying: the next start-up removes it
 
 
-def _write(path: Path, value: int) -> None:
-    with open(path, "w") as file:
-        file.write(str(value))
+def _write(path: str, value: int) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
+    try:
+        os.write(fd, str(value).encode())
+    finally:
+        os.close(fd)
+
+
+@functools.cache
+def _swap_accounted() -> bool:
+    return os.path.exists(f"{V1_ROOT}/memory/memory.memsw.limit_in_bytes")
 
 
 def remove_stale() -> None:

@@ -294,9 +294,8 @@ class Sandbox:
             os.waitpid(self.pid, 0)  # blocks while the kills land, instead of polling the group for them
         except ChildProcessError:
             pass
-        if self.group is not None:
-            self.group.kill()
-        if self.isolation.uid is not None and (self.group is None or self.group.pids()):
+        emptied = self.group is not None and self.group.kill()
+        if self.isolation.uid is not None and not emptied:
             kill_all_of(self.isolation.uid)  # a forked helper: only when no (empty) cgroup vouches for it
         reap_orphans(keep=self.children_before)
         for fd in (self.requests_w, self.replies_r, self.pidfd, self._stat_fd):
