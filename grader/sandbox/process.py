@@ -20,7 +20,7 @@ from grader.sandbox.isolation import (Isolation, child_python, first_sandbox_of_
                                       netns_fd)
 
 if TYPE_CHECKING:
-    import threading
+    import _thread
 
 HARNESS = (Path(__file__).with_name("harness.py")).read_text()
 REPLY_CAP = 12 << 20  # bytes: a reply frame larger than this is the submission's fault
@@ -62,7 +62,7 @@ class Sandbox:
         self._last_counters: tuple[float, float, int] | None = None
         self._stat_fd = -1
         self._launched_at = 0.0
-        self._admitting: threading.Thread | None = None  # moving it into its cgroup, in the background
+        self._admitting: _thread.LockType | None = None  # held while a thread moves it into its cgroup
         self._admit_error: BaseException | None = None
 
     # ------------------------------------------------------------ start
@@ -110,15 +110,16 @@ class Sandbox:
         os.close(replies_w)
         self.pidfd = os.pidfd_open(self.pid)
         if background:
-            import threading  # only `grader check` has work to do meanwhile
+            import _thread  # the C module: `threading` takes milliseconds to import, while a student waits
 
-            self._admitting = threading.Thread(target=self._admit, name="sandbox-admit")
-            self._admitting.start()
+            self._admitting = _thread.allocate_lock()
+            self._admitting.acquire()
+            _thread.start_new_thread(self._admit, (self._admitting,))
         else:
             self._admit()
         return None
 
-    def _admit(self) -> None:
+    def _admit(self, done: _thread.LockType | None = None) -> None:
         try:
             if self.group is not None:
                 # Moving a process between v1 groups waits for an RCU grace period: done while the child
@@ -130,6 +131,9 @@ class Sandbox:
             self._last_counters = self._counters()  # the load's CPU counts from here, however late it is read
         except BaseException as error:  # noqa: BLE001 - raised again by loaded(), in the caller's thread
             self._admit_error = error
+        finally:
+            if done is not None:
+                done.release()
 
     def loaded(self, load_seconds: float) -> Frame:
         """The reply to the set-up: the submission loaded, or why not; the wall limit counts from launch."""
@@ -138,7 +142,7 @@ class Sandbox:
 
     def _join_admit(self) -> None:
         if self._admitting is not None:
-            self._admitting.join()
+            self._admitting.acquire()  # released when the admitting thread is done
             self._admitting = None
         if self._admit_error is not None:
             error, self._admit_error = self._admit_error, None
@@ -282,7 +286,7 @@ class Sandbox:
         if not self.pid:
             return
         if self._admitting is not None:  # never remove a group a thread is still writing to
-            self._admitting.join()
+            self._admitting.acquire()
             self._admitting = None
         try:
             os.killpg(self.pid, signal.SIGKILL)
