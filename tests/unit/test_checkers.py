@@ -85,3 +85,10 @@ def test_unordered_boards_keep_types_on_either_path(actual: list[object], passes
     boards = [[".Q..", "...Q"], ["..Q.", "Q..."]]
     assert unordered(boards, actual).passed is passes
     assert unordered(actual, boards).passed is passes  # the same either way round
+
+
+def test_a_board_counted_on_the_fast_path_matches_the_same_board_on_the_slow_path() -> None:
+    # The expected boards take the fast path; the tuple sends the actual list down the slow one: the
+    # board both sides hold must still count as the same item.
+    feedback = unordered([[".Q"], ["Q."]], [[".Q"], ("Q.",)]).feedback
+    assert feedback == "1 missing, 1 extra (expected 2 items in any order, got 2)"
