@@ -117,7 +117,7 @@ def multiset_difference(expected: list[object] | tuple[object, ...],
 
 def _typed_counts(items: list[object] | tuple[object, ...]) -> Counter[object]:
     """Counter(typed(item) for item in items), with the same keys; a list of boards (lists of str) is
-    checked for that shape in C and counted without a call per item: n-queens' 352 boards in 0.4 ms, not 2."""
+    checked for that shape in C and counted without a call per item: n-queens' 352 boards in 0.9 ms, not 2.0."""
     if set(map(type, items)) == {list} and set(map(type, chain.from_iterable(items))) <= {str}:  # type: ignore[arg-type]
         return Counter(zip(repeat("list[str]"), map(tuple, items)))  # type: ignore[arg-type]
     return Counter(typed(item) for item in items)

@@ -25,7 +25,10 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="grader", description="Grade Python exercises in a sandbox.")
     parser.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    named = [word for word in argv or () if not word.startswith("-")][:1]
+    words = list(argv or ())
+    named = [word for word in words if not word.startswith("-")][:1]
+    if named and {"-h", "--help"} & set(words[: words.index(named[0])]):
+        named = []  # `grader --help check`: the help of the whole command line
     only = _OnlyCommand(subparsers, named[0]) if named else subparsers
     for command in COMMANDS:
         command.add_parser(only)

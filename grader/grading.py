@@ -40,8 +40,9 @@ def grade(exercise: Exercise, submission: Path, *, run_all: bool = False, visibl
           meanwhile: Callable[[], object] | None = None) -> Report:
     """Every test's outcome, in the spec's order. Small tests run first; once one fails, big tests are
     skipped unless `run_all`. `visible_only` grades a student bundle, whose hidden tests are not there.
-    `source`: the file's text, already read and vetted by the caller (a batch). `meanwhile` is the
-    caller's own work, done while the sandbox starts and loads the file."""
+    `source`: the file's text, already read by the caller and vetted as `read_submission` does (a batch).
+    `meanwhile`: the caller's own work, done while the sandbox starts and loads the file; not called when
+    no sandbox is started (a predict question, a file that does not parse, a broken rule or expectation)."""
     tests = tuple(t for t in exercise.tests if not (visible_only and t.hidden))
     isolation = detect().describe()
     name = label or str(submission)

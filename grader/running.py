@@ -92,8 +92,9 @@ class SubmissionRun:
     def _start(self) -> None:
         self.launch()
         if self.launched is not None:
+            frame = self.launched.loaded(self._load_seconds())  # if it raises, close() still has the sandbox
             sandbox, self.launched = self.launched, None
-            self._loaded(sandbox, sandbox.loaded(self._load_seconds()))
+            self._loaded(sandbox, frame)
 
     def _new_sandbox(self) -> Sandbox:
         # The sandbox's limits are the loosest of any test's; each test child tightens them to its own.

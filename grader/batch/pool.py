@@ -121,8 +121,10 @@ def _start(core: int | None) -> _Worker:
         env={**os.environ, "PYTHONPATH": path})
     theirs.close()
     if core is not None:
-        try:  # before it has imported anything; its sandboxes inherit the mask
+        try:  # as it starts; its sandboxes inherit the mask
             os.sched_setaffinity(process.pid, {core})
+        except ProcessLookupError:  # it died at once: its replacement takes the core
+            pass
         except OSError:  # the core went offline or the mask changed: the scheduler places it
             core = None
     return _Worker(process, ours, os.pidfd_open(process.pid), core)

@@ -59,6 +59,7 @@ class Sandbox:
         self.pid = 0
         self.workdir = ""
         self.group: cgroup.Group | None = None
+        self.requests_w = self.replies_r = self.pidfd = -1
         self._last_counters: tuple[float, float, int] | None = None
         self._stat_fd = -1
         self._launched_at = 0.0
@@ -91,7 +92,12 @@ class Sandbox:
         self.nproc = self.limits.processes + (0 if self.isolation.uid is not None else _tasks_of(os.getuid()))
         self.children_before = set(_children())
         self.sweep_uid = self.isolation.uid is not None and first_sandbox_of_process()
-        self.pid = os.fork()
+        try:
+            self.pid = os.fork()
+        except OSError:
+            os.close(requests_r)
+            os.close(replies_w)
+            raise
         if self.pid == 0:  # pragma: no cover - runs in the child, reports failures on the reply pipe
             try:
                 self._enter(python, requests_r, replies_w)
@@ -112,9 +118,14 @@ class Sandbox:
         if background:
             import _thread  # the C module: `threading` takes milliseconds to import, while a student waits
 
-            self._admitting = _thread.allocate_lock()
-            self._admitting.acquire()
-            _thread.start_new_thread(self._admit, (self._admitting,))
+            done = _thread.allocate_lock()
+            done.acquire()
+            try:
+                _thread.start_new_thread(self._admit, (done,))
+            except RuntimeError:  # no thread to be had: move it in here
+                self._admit()
+            else:
+                self._admitting = done
         else:
             self._admit()
         return None
@@ -137,16 +148,16 @@ class Sandbox:
 
     def loaded(self, load_seconds: float) -> Frame:
         """The reply to the set-up: the submission loaded, or why not; the wall limit counts from launch."""
-        self._join_admit()
-        return self.receive(load_seconds, seq=None, started=self._launched_at)
-
-    def _join_admit(self) -> None:
         if self._admitting is not None:
             self._admitting.acquire()  # released when the admitting thread is done
             self._admitting = None
         if self._admit_error is not None:
             error, self._admit_error = self._admit_error, None
-            raise error
+            if not isinstance(error, OSError):
+                raise error
+            # The submission was never sent: it has run nothing, and runs nothing outside its group.
+            return Frame({"sandbox_error": f"cannot start the sandbox: {error}"}, 0.0, 0.0)
+        return self.receive(load_seconds, seq=None, started=self._launched_at)
 
     def _enter(self, python: str, requests_r: int, replies_w: int) -> None:
         """In the forked child: put on every layer, then exec the harness. Order matters (see comments)."""
@@ -282,16 +293,32 @@ class Sandbox:
 
     # ------------------------------------------------------------ stop
     def close(self) -> None:
-        """Kill every process of the submission, escaped ones included, and remove its files."""
-        if not self.pid:
-            return
+        """Kill every process of the submission, escaped ones included, and remove its files. Safe to call
+        again, and after a launch that failed half-way."""
         if self._admitting is not None:  # never remove a group a thread is still writing to
             self._admitting.acquire()
             self._admitting = None
-        try:
-            os.killpg(self.pid, signal.SIGKILL)
-        except OSError:
-            pass
+        if self.pid:
+            self._kill_all()
+        for fd in (self.requests_w, self.replies_r, self.pidfd, self._stat_fd):
+            if fd >= 0:
+                os.close(fd)
+        self.requests_w = self.replies_r = self.pidfd = self._stat_fd = -1
+        if self.workdir:
+            import shutil
+
+            shutil.rmtree(self.workdir, ignore_errors=True)
+            self.workdir = ""
+        if self.group is not None:
+            self.group.remove()
+            self.group = None
+
+    def _kill_all(self) -> None:
+        for kill in (os.killpg, os.kill):  # the process too: a sandbox closed at once may not lead its group yet
+            try:
+                kill(self.pid, signal.SIGKILL)
+            except OSError:
+                pass
         if self.group is not None:
             self.group.signal_members()
         try:
@@ -302,19 +329,8 @@ class Sandbox:
         if self.isolation.uid is not None and not emptied:
             kill_all_of(self.isolation.uid)  # a forked helper: only when no (empty) cgroup vouches for it
         reap_orphans(keep=self.children_before)
-        for fd in (self.requests_w, self.replies_r, self.pidfd, self._stat_fd):
-            if fd >= 0:
-                os.close(fd)
-        self._stat_fd = -1
-        if self.workdir:
-            import shutil
-
-            shutil.rmtree(self.workdir, ignore_errors=True)
         if self.isolation.uid is not None and not (self.isolation.mountns or self.isolation.landlock):
             remove_files_of(self.isolation.uid, WORLD_WRITABLE)
-        if self.group is not None:
-            self.group.remove()
-            self.group = None
         self.pid = 0
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from grader.cli import build_parser
 from grader.commands import authoring
 from grader.commands.student import run_check
@@ -19,8 +21,9 @@ def test_the_named_command_gets_its_options() -> None:
         "count-queens", "mine.py", "json", True, run_check)
 
 
-def test_help_lists_every_command() -> None:
-    result = run_cli("--help")
+@pytest.mark.parametrize("argv", [("--help",), ("--help", "check"), ("-h", "batch", "x")])
+def test_help_lists_every_command(argv: tuple[str, ...]) -> None:
+    result = run_cli(*argv)
     assert result.returncode == 0
     for command in COMMANDS:
         assert f"    {command}" in result.stdout

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+import os
 from dataclasses import replace
 from pathlib import Path
 
@@ -210,3 +212,52 @@ def test_a_cgroup_that_cannot_be_made_is_a_sandbox_error_not_a_weaker_sandbox(
         result = submission_run.run(make_test("remember(1)"))
     assert result.sandbox_error.startswith("cannot create the sandbox's cgroup:")
     assert not result.has_value  # nothing ran
+
+
+def _our_children() -> set[int]:
+    from grader.sandbox.isolation import helper_pids
+
+    pids: set[int] = set()
+    for task in os.listdir("/proc/self/task"):
+        with open(f"/proc/self/task/{task}/children") as children:
+            pids |= {int(pid) for pid in children.read().split()}
+    return pids - helper_pids()
+
+
+def _our_groups() -> set[str]:
+    return {path.name for path in Path("/sys/fs/cgroup/pids").glob(f"grader-{os.getpid()}-*")}
+
+
+@pytest.mark.parametrize("background", [False, True])
+def test_a_sandbox_that_cannot_join_its_cgroup_is_a_sandbox_error_and_leaves_nothing(
+        monkeypatch: pytest.MonkeyPatch, background: bool) -> None:
+    from grader.sandbox import cgroup
+    from grader.sandbox.isolation import detect
+
+    if not detect().cgroup:
+        pytest.skip("needs the cgroup layer")
+
+    def refuse(self: cgroup.Group, pid: int) -> None:
+        raise OSError(errno.ESRCH, "No such process")
+
+    monkeypatch.setattr(cgroup.Group, "add", refuse)
+    before, groups_before = _our_children(), _our_groups()  # the module's shared sandbox's, among others
+    with SubmissionRun(EXERCISE, SOURCE) as submission_run:
+        submission_run.launch(background=background)
+        result = submission_run.run(make_test("remember(1)"))
+    assert result.sandbox_error.startswith("cannot start the sandbox:") and not result.has_value
+    assert _our_children() <= before  # the forked sandbox was killed and reaped
+    assert _our_groups() <= groups_before  # and its group removed
+
+
+def test_without_a_thread_to_spare_the_sandbox_joins_its_cgroup_in_the_callers(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import _thread
+
+    def no_thread(*args: object) -> None:
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(_thread, "start_new_thread", no_thread)
+    with SubmissionRun(EXERCISE, SOURCE) as submission_run:
+        submission_run.launch(background=True)
+        assert submission_run.run(make_test("remember(1)")).value == 1
