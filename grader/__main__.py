@@ -1,7 +1,5 @@
 """`python -m grader` runs the command line."""
 
-import sys
+from grader.cli import run
 
-from grader.cli import main
-
-sys.exit(main())
+run()

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from enum import IntEnum
+from typing import NoReturn
 
 from grader.commands import COMMANDS
 from grader.errors import SpecError, UsageError
@@ -91,5 +93,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return ExitCode.INTERNAL_ERROR
 
 
+def run() -> NoReturn:
+    """The `grader` command: main(), then out at once. main() has closed all it opened (sandboxes, the
+    database, workers); tearing the interpreter down as well (every module, every object) took ~20 ms of
+    each run here, a tenth of a `grader check`."""
+    code = main()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe: nothing more can reach it
+            pass
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()
