@@ -69,7 +69,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.run(args))
     except UsageError as error:
-        parser.print_usage(sys.stderr)
+        _parser_of(parser, args.command).print_usage(sys.stderr)
         print(f"error: {error}", file=sys.stderr)
         return ExitCode.USAGE_ERROR
     except SpecError as error:
@@ -91,6 +91,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"internal error: {type(error).__name__}: {error} (run with --debug for the traceback)",
               file=sys.stderr)
         return ExitCode.INTERNAL_ERROR
+
+
+def _parser_of(parser: argparse.ArgumentParser, command: str) -> argparse.ArgumentParser:
+    """The named command's own parser, whose usage line fits an error in its arguments."""
+    commands = next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)  # noqa: SLF001
+    return commands.choices.get(command, parser) if commands else parser  # type: ignore[no-any-return]
 
 
 def run() -> NoReturn:

@@ -43,3 +43,9 @@ def test_a_command_without_its_arguments_shows_its_own_usage() -> None:
 
 def test_new_offers_the_kinds_the_model_knows() -> None:
     assert authoring.KINDS == tuple(kind.value for kind in Kind)
+
+
+def test_a_bad_argument_shows_the_usage_of_its_command() -> None:
+    result = run_cli("check", "count-queens", "no-such-file.py")
+    assert result.returncode == 2
+    assert result.stderr.startswith("usage: grader check") and "error: no file no-such-file.py" in result.stderr
