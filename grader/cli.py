@@ -101,8 +101,8 @@ def _parser_of(parser: argparse.ArgumentParser, command: str) -> argparse.Argume
 
 def run() -> NoReturn:
     """The `grader` command: main(), then out at once. main() has closed all it opened (sandboxes, the
-    database, workers); tearing the interpreter down as well (every module, every object) took ~20 ms of
-    each run here, a tenth of a `grader check`."""
+    database, workers); tearing the interpreter down as well (every module, every object) is pure CPU,
+    tens of milliseconds of each `grader check` here (BENCHMARKS.md)."""
     code = main()
     for stream in (sys.stdout, sys.stderr):
         try:

@@ -101,9 +101,8 @@ class LocalPool:
 def cores_for(workers: int) -> list[int | None]:
     """A core of its own for each worker while there are enough. A worker and its sandbox take turns (a
     request, a reply) and then stay on one core with warm caches; left to the scheduler, the wake-ups of
-    two such pairs collide on one core while the other idles, a few milliseconds per submission
-    (benchmarks/batch.py: the machine's idle time during a batch halved). More workers than cores: the
-    scheduler places them."""
+    two such pairs collide on one core while the other idles (benchmarks/batch.py shows it as waiting
+    inside gradings). More workers than cores: the scheduler places them."""
     cores = sorted(os.sched_getaffinity(0))
     if workers > len(cores):
         return [None] * workers

@@ -83,18 +83,10 @@ class Group:
 
     def pids(self) -> list[int]:
         try:
-            fd = os.open(f"{self.dirs['pids']}/cgroup.procs", os.O_RDONLY | os.O_CLOEXEC)
-        except OSError:
-            return []
-        try:
-            chunks = []
-            while chunk := os.read(fd, 65536):
-                chunks.append(chunk)
-            return [int(p) for p in b"".join(chunks).split()]
+            with open(f"{self.dirs['pids']}/cgroup.procs", "rb") as procs:
+                return [int(p) for p in procs.read().split()]
         except (OSError, ValueError):
             return []
-        finally:
-            os.close(fd)
 
     def kill(self) -> bool:
         """SIGKILL every member until none is left (pids.max bounds how many a fork loop can add); True
