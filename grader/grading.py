@@ -79,7 +79,9 @@ def grade(exercise: Exercise, submission: Path, *, run_all: bool = False, visibl
 def _run_in_order(exercise: Exercise, tests: tuple[Test, ...], run: Callable[[Test], RunResult],
                   expected: dict[str, object], outcomes: dict[str, Outcome], run_all: bool) -> None:
     failed = False
-    for test in sorted(tests, key=lambda t: t.big):  # stable: small tests first, each group in spec order
+    # Small tests first (fail fast); within each size, visible before hidden: a sandbox that saw a hidden
+    # test's input never serves a visible one, so an interleaved spec would otherwise start one per switch.
+    for test in sorted(tests, key=lambda t: (t.big, t.hidden)):  # stable: spec order within each group
         if test.big and failed and not run_all:
             outcomes[test.name] = _outcome(test, Verdict.SKIPPED, "skipped: a smaller test failed first "
                                            "(grader check --all runs it anyway)")

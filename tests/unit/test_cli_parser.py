@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
 import pytest
 
 from grader.cli import build_parser
@@ -49,3 +54,11 @@ def test_a_bad_argument_shows_the_usage_of_its_command() -> None:
     result = run_cli("check", "count-queens", "no-such-file.py")
     assert result.returncode == 2
     assert result.stderr.startswith("usage: grader check") and "error: no file no-such-file.py" in result.stderr
+
+
+def test_the_installed_command_and_python_m_share_one_entry_that_collects_garbage_less_often() -> None:
+    pyproject = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())
+    assert pyproject["project"]["scripts"]["grader"] == "grader.__main__:run"
+    probe = "import gc, grader.__main__ as entry, grader.cli; print(gc.get_threshold()[0], entry.run is grader.cli.run)"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["50000", "True"]  # and importing the entry ran no command

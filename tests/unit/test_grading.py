@@ -14,9 +14,12 @@ from grader.model import Report, Verdict
 from grader.sandbox.process import Sandbox
 from tests.unit.test_sandbox import EXERCISE, SOURCE, make_test
 
-# A hidden test, then a visible one: the visible one needs a fresh sandbox, so there are two launches.
+# A small hidden test, then a big visible one: the visible one needs a fresh sandbox, so two launches.
 TWO_SANDBOXES = replace(EXERCISE, tests=(replace(make_test("remember(5)"), name="hidden", hidden=True, expect=1),
-                                         replace(make_test("remember(6)"), name="visible", expect=1)))
+                                         replace(make_test("remember(6)"), name="visible", big=True, expect=1)))
+# Visible and hidden tests taking turns in the spec: visible ones run first, all in one sandbox.
+INTERLEAVED = replace(EXERCISE, tests=tuple(
+    replace(make_test(f"remember({n})"), name=f"test {n}", hidden=n % 2 == 1, expect=1) for n in range(6)))
 
 
 def verdicts(report: Report) -> list[tuple[object, ...]]:
@@ -43,3 +46,15 @@ def test_the_callers_work_is_done_once_while_the_sandbox_loads(submission: Path,
     assert report.verdict == Verdict.PASSED
     assert verdicts(report) == verdicts(grade(TWO_SANDBOXES, submission))
 
+
+
+def test_visible_tests_run_before_hidden_ones_so_one_sandbox_serves_them_all(submission: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    launches: list[int] = []
+    original = Sandbox.launch
+    monkeypatch.setattr(Sandbox, "launch", lambda self, *a: launches.append(1) or original(self, *a))
+
+    report = grade(INTERLEAVED, submission)
+    assert len(launches) == 1
+    assert [o.test for o in report.outcomes] == [f"test {n}" for n in range(6)]  # the report keeps spec order
+    assert report.verdict == Verdict.PASSED
