@@ -13,7 +13,6 @@ in the spec changes the rule for one exercise.
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import math
 import os
@@ -21,7 +20,7 @@ import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from grader.cache import cache_dir
+from grader.cache import cache_dir, key_hash
 from grader.model import CalibrationRule, Exercise, Kind, Test
 from grader.sandbox.isolation import child_python
 
@@ -104,7 +103,7 @@ def written_cpu(test: Test) -> float | None:
 
 def calibration_key(exercise: Exercise) -> str:
     """Everything a limit depends on: machine, interpreter, what the tests run, the accepted references."""
-    digest = hashlib.sha256()
+    digest = key_hash()
     parts: list[object] = [CALIBRATION_VERSION, machine(), interpreter(), exercise.id, exercise.kind,
                            exercise.entry, exercise.prelude, exercise.calibration]
     parts += [(t.name, t.call, t.stdin, t.compare, written_cpu(t)) for t in exercise.tests]

@@ -3,11 +3,10 @@ and cached on disk, keyed by the content of the spec and of the reference."""
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import replace
 from pathlib import Path
 
-from grader.cache import cache_dir, read_pickle, write_pickle
+from grader.cache import cache_dir, key_hash, read_pickle, write_pickle
 from grader.model import MISSING, Exercise, Kind, RunResult, Test
 from grader.running import SubmissionRun
 
@@ -81,7 +80,7 @@ def answer_of(result: RunResult, test: Test, kind: Kind) -> object:
 
 
 def _cache_key(exercise: Exercise, source: str, tests: list[Test]) -> str:
-    digest = hashlib.sha256()
+    digest = key_hash()
     for part in (CACHE_VERSION, exercise.id, exercise.kind, exercise.prelude, source):
         digest.update(str(part).encode() + b"\0")
     for test in tests:

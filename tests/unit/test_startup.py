@@ -1,0 +1,25 @@
+"""What `grader check` leaves out of its start-up, where every millisecond is a student's wait: modules it has no
+use for on an exercise whose spec and expected values are cached."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from tests.conftest import REFERENCE, run_cli
+
+# yaml: the spec comes from the cache. hashlib: its import loads OpenSSL (~5 ms); cache keys use blake2b
+# without it. secrets: hmac, base64 and random for one random number.
+NOT_NEEDED = ("yaml", "hashlib", "_hashlib", "secrets")
+
+
+def test_a_check_of_a_cached_exercise_imports_no_module_it_does_not_need() -> None:
+    submission = REFERENCE / "chessboard-queens" / "accepted" / "bitmask.py"
+    assert run_cli("check", "chessboard-queens", submission).returncode == 0  # fills the caches
+    probe = ("import sys, grader.cli\n"
+             "code = grader.cli.main(['check', 'chessboard-queens', sys.argv[1]])\n"
+             f"print(code, [name for name in {NOT_NEEDED!r} if name in sys.modules], file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", probe, str(submission)], capture_output=True, text=True,
+                          env=os.environ, timeout=120, check=False)
+    assert done.stderr.strip() == "0 []"
