@@ -12,7 +12,7 @@ from grader.expected import ExpectationError, expected_values
 from grader.model import Exercise, Kind, Outcome, Report, RunResult, Test, Verdict
 from grader.rules import check_rules
 from grader.running import SubmissionRun
-from grader.sandbox.isolation import detect
+from grader.sandbox.isolation import detect, start_netns_holder
 
 MAX_SUBMISSION_BYTES = 1 << 20
 
@@ -44,7 +44,10 @@ def grade(exercise: Exercise, submission: Path, *, run_all: bool = False, visibl
     `meanwhile`: the caller's own work, done while the sandbox starts and loads the file; not called when
     no sandbox is started (a predict question, a file that does not parse, a broken rule or expectation)."""
     tests = tuple(t for t in exercise.tests if not (visible_only and t.hidden))
-    isolation = detect().describe()
+    layers = detect()
+    if exercise.kind != Kind.PREDICT and layers.netns:
+        start_netns_holder()  # the kernel makes its namespace on the other core while the file is read and checked
+    isolation = layers.describe()
     name = label or str(submission)
     source, problem = (source, "") if source is not None else read_submission(submission)
     if source is None:

@@ -19,7 +19,7 @@ LAYERS = ("uid", "seccomp", "netns", "mountns", "landlock", "cgroup")
 OPTIONAL = ("seccomp", "netns", "mountns", "landlock", "cgroup")  # named in the report when in force
 FIRST_SLOT_UID = 61001
 SLOT_COUNT = 2000
-PROBE_VERSION = "1"  # a change to what the probe tries is a new cache entry
+PROBE_VERSION = "2"  # a change to what the probe tries is a new cache entry (2: netns by unshare)
 
 
 @dataclass(frozen=True)
@@ -72,24 +72,38 @@ def _world_executable(path: str) -> bool:
 
 # ---------------------------------------------------------------- the empty network namespace
 _netns_holder: tuple[int, int] | None = None  # (pid, fd of its namespace)
+_netns_starting: tuple[int, int, int] | None = None  # (our pid, its pid, read end of its ready pipe)
+
+
+def start_netns_holder() -> None:
+    """Fork the namespace's holder now and wait for it at first use (netns_fd): the kernel takes a few ms to
+    make a network namespace, spent on the other core while the caller goes on. Idempotent."""
+    global _netns_starting
+    if _netns_holder is not None or (_netns_starting is not None and _netns_starting[0] == os.getpid()):
+        return
+    ready_r, ready_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
+            linux.unshare(linux.CLONE_NEWNET)
+            os.write(ready_w, b"1")
+            while True:
+                signal.pause()
+        finally:
+            os._exit(1)
+    os.close(ready_w)
+    _netns_starting = (os.getpid(), pid, ready_r)
 
 
 def netns_fd() -> int:
     """One empty network namespace per grader process, kept alive by a tiny holder that dies with us."""
-    global _netns_holder
+    global _netns_holder, _netns_starting
     if _netns_holder is None:
-        ready_r, ready_w = os.pipe()
-        pid = os.fork()
-        if pid == 0:
-            try:
-                linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
-                linux.unshare(linux.CLONE_NEWNET)
-                os.write(ready_w, b"1")
-                while True:
-                    signal.pause()
-            finally:
-                os._exit(1)
-        os.close(ready_w)
+        start_netns_holder()  # unless this process started one already (a fork's copy of the state is not)
+        assert _netns_starting is not None
+        _, pid, ready_r = _netns_starting
+        _netns_starting = None
         ok = os.read(ready_r, 1) == b"1"
         os.close(ready_r)
         if not ok:
@@ -100,7 +114,9 @@ def netns_fd() -> int:
 
 
 def helper_pids() -> set[int]:
-    return {_netns_holder[0]} if _netns_holder else set()
+    if _netns_holder is not None:
+        return {_netns_holder[0]}
+    return {_netns_starting[1]} if _netns_starting is not None and _netns_starting[0] == os.getpid() else set()
 
 
 # ---------------------------------------------------------------- dedicated uids
@@ -190,11 +206,6 @@ def _probe(disabled: set[str]) -> Isolation:
         missing.setdefault("seccomp", "only built for x86_64")
     if linux.landlock_abi() < 1:
         missing.setdefault("landlock", "the kernel has no Landlock")
-    if "netns" not in missing:
-        try:
-            netns_fd()
-        except OSError as error:
-            missing["netns"] = f"unshare(CLONE_NEWNET) refused: {error.strerror}"
     to_try = [name for name in ("mountns", "netns", "landlock", "seccomp") if name not in missing]
     probe_cgroup = "cgroup" not in missing
     missing.update(_cached_probe(to_try, probe_cgroup))
@@ -266,8 +277,8 @@ def _try_in_child(layers: list[str]) -> dict[str, str]:
                     linux.unshare(linux.CLONE_NEWNS)
                     linux.mount("none", "/", None, linux.MS_REC | linux.MS_PRIVATE)
                     linux.mount("tmpfs", "/tmp", "tmpfs", linux.MS_NOSUID | linux.MS_NODEV, "size=1m")
-                elif name == "netns":
-                    linux.setns(netns_fd(), linux.CLONE_NEWNET)
+                elif name == "netns":  # as the holder does; a sandbox then joins the holder's namespace
+                    linux.unshare(linux.CLONE_NEWNET)
                 elif name == "landlock":
                     linux.landlock_restrict(["/usr"], [])
                 elif name == "seccomp":

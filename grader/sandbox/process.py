@@ -71,6 +71,11 @@ class Sandbox:
         """Start it and hand it the submission, without waiting for the load: None, or the Frame of a start
         that failed. `background`: the caller has other work; the wait to move the process into its cgroup
         (an RCU grace period, ~15-20 ms) is then spent in a thread, and `loaded` joins it."""
+        if self.isolation.netns:
+            try:
+                netns_fd()  # made (or waited for) here: the child joins it, and a holder's failure stops the start
+            except OSError as error:
+                return Frame({"sandbox_error": f"cannot make the sandbox's network namespace: {error}"}, 0.0, 0.0)
         if self.isolation.cgroup:
             self.group = cgroup.Group()
             size = (self.limits.memory + self.limits.file_size * 4 + 64) << 20  # + the tmpfs it may fill

@@ -261,3 +261,22 @@ def test_without_a_thread_to_spare_the_sandbox_joins_its_cgroup_in_the_callers(
     with SubmissionRun(EXERCISE, SOURCE) as submission_run:
         submission_run.launch(background=True)
         assert submission_run.run(make_test("remember(1)")).value == 1
+
+
+def test_a_network_namespace_that_cannot_be_made_is_a_sandbox_error_not_a_weaker_sandbox(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from grader.sandbox import isolation, linux
+
+    def refuse(flags: int) -> None:
+        raise OSError(errno.EPERM, "Operation not permitted")
+
+    # A process whose holder is still to be made, on a machine whose kept probe said the layer works.
+    monkeypatch.setattr(isolation, "_netns_holder", None)
+    monkeypatch.setattr(isolation, "_netns_starting", None)
+    monkeypatch.setattr(linux, "unshare", refuse)  # the holder forked from here cannot make its namespace
+    isolation.start_netns_holder()
+    with SubmissionRun(EXERCISE, SOURCE, isolation=isolation.Isolation(netns=True)) as submission_run:
+        result = submission_run.run(make_test("remember(1)"))
+    assert result.sandbox_error.startswith("cannot make the sandbox's network namespace:")
+    assert not result.has_value  # nothing ran
+    assert isolation._netns_starting is None and isolation._netns_holder is None  # the failed holder is reaped

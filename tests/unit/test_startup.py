@@ -23,3 +23,14 @@ def test_a_check_of_a_cached_exercise_imports_no_module_it_does_not_need() -> No
     done = subprocess.run([sys.executable, "-c", probe, str(submission)], capture_output=True, text=True,
                           env=os.environ, timeout=120, check=False)
     assert done.stderr.strip() == "0 []"
+
+
+def test_a_predict_check_makes_no_network_namespace_and_a_sandboxed_one_makes_one() -> None:
+    probe = ("import sys, grader.cli, grader.sandbox.isolation as layers\n"
+             "grader.cli.main(['check', sys.argv[1], sys.argv[2], '--format', 'json'])\n"
+             "print(layers._netns_holder is not None, layers._netns_starting is not None, file=sys.stderr)")
+    for exercise, answer, made in (("predict-attacked", "answer.txt", "False"), ("count-queens", "bitmask.py", "True")):
+        submission = REFERENCE / exercise / "accepted" / answer
+        done = subprocess.run([sys.executable, "-c", probe, exercise, str(submission)], capture_output=True,
+                              text=True, env=os.environ, timeout=120, check=False)
+        assert done.stderr.split() == [made, "False"], (exercise, done.stderr)
