@@ -30,7 +30,8 @@ def read_submission(path: Path) -> tuple[str | None, str]:
     if b"\0" in data:
         return None, "the file is binary, not Python text"
     try:
-        return data.decode("utf-8-sig"), ""
+        # A byte-order mark is dropped by hand: the utf-8-sig codec is a module of its own to import (~1 ms).
+        return data.decode("utf-8").removeprefix("\ufeff"), ""
     except UnicodeDecodeError as error:
         return None, f"the file is not UTF-8 text (byte {error.start})"
 

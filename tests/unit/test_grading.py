@@ -58,3 +58,14 @@ def test_visible_tests_run_before_hidden_ones_so_one_sandbox_serves_them_all(sub
     assert len(launches) == 1
     assert [o.test for o in report.outcomes] == [f"test {n}" for n in range(6)]  # the report keeps spec order
     assert report.verdict == Verdict.PASSED
+
+
+def test_a_byte_order_mark_is_dropped_and_a_bad_byte_is_named(tmp_path: Path) -> None:
+    from grader.grading import read_submission
+
+    marked = tmp_path / "marked.py"
+    marked.write_bytes(b"\xef\xbb\xbfx = 1\n")  # what some Windows editors save
+    assert read_submission(marked) == ("x = 1\n", "")
+    latin = tmp_path / "latin.py"
+    latin.write_bytes(b"# caf\xe9\n")
+    assert read_submission(latin) == (None, "the file is not UTF-8 text (byte 5)")
