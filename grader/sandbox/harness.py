@@ -1,4 +1,5 @@
-"""Runs inside the sandbox (python -I -S -B -c <this file>); imports nothing from grader.
+"""Runs inside the sandbox (python -I -S -B, started by process.BOOTSTRAP, which runs this file's code sent
+compiled on fd 3); imports nothing from grader.
 
 It loads the submission once, then forks one child per test, so every test starts from the state right
 after loading and nothing one test does leaks into the next. Requests arrive on fd 3 as marshal data

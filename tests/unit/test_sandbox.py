@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -280,3 +281,31 @@ def test_a_network_namespace_that_cannot_be_made_is_a_sandbox_error_not_a_weaker
     assert result.sandbox_error.startswith("cannot make the sandbox's network namespace:")
     assert not result.has_value  # nothing ran
     assert isolation._netns_starting is None and isolation._netns_holder is None  # the failed holder is reaped
+
+
+@pytest.mark.parametrize(("tag", "runs"), [(sys.implementation.cache_tag, "bytecode"), ("cpython-399", "source")])
+def test_the_sandbox_runs_the_harness_compiled_by_the_grader_unless_its_python_differs(
+        monkeypatch: pytest.MonkeyPatch, tag: str, runs: str) -> None:
+    import marshal
+
+    from grader.sandbox import process
+
+    code = marshal.dumps(compile("RUNS = 'bytecode'\n" + process.HARNESS, "<harness>", "exec"))
+    data = marshal.dumps((tag, code, "RUNS = 'source'\n" + process.HARNESS))
+    monkeypatch.setattr(process, "harness_frame", lambda: len(data).to_bytes(4, "big") + data)
+    source = "def runs():\n    import __main__\n    return __main__.RUNS\n"
+    with SubmissionRun(replace(EXERCISE, entry="runs"), source) as submission_run:
+        assert submission_run.run(make_test("runs()")).value == runs
+
+
+def test_a_damaged_copy_of_the_compiled_harness_is_compiled_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    from grader.sandbox import process
+
+    process.harness_frame.cache_clear()
+    process.harness_frame()  # kept in the cache folder
+    kept = next(process.cache_dir().glob("harness-*.marshal"))
+    kept.write_bytes(b"\x00damaged")
+    process.harness_frame.cache_clear()
+    with SubmissionRun(EXERCISE, SOURCE) as submission_run:
+        assert submission_run.run(make_test("remember(1)")).value == 1
+    assert kept.read_bytes() != b"\x00damaged"
