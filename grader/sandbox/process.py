@@ -420,15 +420,17 @@ def hidden_folders(python: str, private: tuple[str, ...] = (), files: list[str] 
     found: list[str] = []
 
     def walk(folder: str) -> None:
-        try:
-            names = sorted(os.listdir(folder))
+        try:  # scandir: the entries' types come with the listing, not from a stat per entry (runs per sandbox)
+            entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
         except OSError:
             return
-        for name in names:
-            path = os.path.join(folder, name)
-            if files is not None and os.path.isfile(path) and not os.path.islink(path):
+        for entry in entries:
+            path = entry.path
+            if entry.is_symlink():
+                continue
+            if files is not None and entry.is_file(follow_symlinks=False):
                 files.append(path)
-            if os.path.islink(path) or not os.path.isdir(path) or path in KEPT:
+            if not entry.is_dir(follow_symlinks=False) or path in KEPT:
                 continue
             if prefix == path or prefix.startswith(path + "/"):
                 if prefix != path:
