@@ -62,3 +62,10 @@ def test_the_installed_command_and_python_m_share_one_entry_that_collects_garbag
     probe = "import gc, grader.__main__ as entry, grader.cli; print(gc.get_threshold()[0], entry.run is grader.cli.run)"
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["50000", "True"]  # and importing the entry ran no command
+
+
+def test_a_commands_help_fits_the_width_in_columns() -> None:
+    result = run_cli("check", "--help", env={"COLUMNS": "50"})
+    assert result.returncode == 0
+    assert max(len(line) for line in result.stdout.splitlines()) <= 50
+    assert "EXERCISE SUBMISSION" in result.stdout

@@ -11,7 +11,8 @@ from tests.conftest import REFERENCE, run_cli
 
 # yaml: the spec comes from the cache. hashlib: its import loads OpenSSL (~5 ms); cache keys use blake2b
 # without it. secrets: hmac, base64 and random for one random number. utf_8_sig: a codec module for a BOM.
-NOT_NEEDED = ("yaml", "hashlib", "_hashlib", "secrets", "encodings.utf_8_sig")
+# shutil: what argparse imports to read the terminal's width (with bz2 and lzma).
+NOT_NEEDED = ("yaml", "hashlib", "_hashlib", "secrets", "encodings.utf_8_sig", "shutil")
 
 
 def test_a_check_of_a_cached_exercise_imports_no_module_it_does_not_need() -> None:
