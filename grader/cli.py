@@ -50,13 +50,14 @@ class _OnlyCommand:
 
     def add_parser(self, name: str, **kwargs: object) -> object:
         if name == self.name:
-            return self.subparsers.add_parser(name, formatter_class=_formatter(), **kwargs)
+            kwargs["formatter_class"] = _formatter(kwargs.get("formatter_class", argparse.HelpFormatter))  # type: ignore[arg-type]
+            return self.subparsers.add_parser(name, **kwargs)
         return _Unused()
 
 
-def _formatter() -> Callable[..., argparse.HelpFormatter]:
-    """argparse's help layout at the width it would pick (the terminal's, less 2), read here: left to find it,
-    argparse imports shutil (with bz2 and lzma, ~3 ms of every start) for each option it adds."""
+def _formatter(layout: type[argparse.HelpFormatter] = argparse.HelpFormatter) -> Callable[..., argparse.HelpFormatter]:
+    """`layout` at the width argparse would pick (the terminal's, less 2), read here: left to find it, argparse
+    imports shutil (with bz2 and lzma, ~3 ms of every start) for each option it adds."""
     try:
         columns = int(os.environ["COLUMNS"])  # what shutil.get_terminal_size() reads first, then stdout
     except (KeyError, ValueError):
@@ -64,7 +65,7 @@ def _formatter() -> Callable[..., argparse.HelpFormatter]:
             columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
         except (AttributeError, ValueError, OSError):
             columns = 0
-    return functools.partial(argparse.HelpFormatter, width=(columns or 80) - 2)
+    return functools.partial(layout, width=(columns or 80) - 2)
 
 
 class _Unused:
