@@ -47,7 +47,10 @@ def grade(exercise: Exercise, submission: Path, *, run_all: bool = False, visibl
     tests = tuple(t for t in exercise.tests if not (visible_only and t.hidden))
     layers = detect()
     if exercise.kind != Kind.PREDICT and layers.netns:
-        start_netns_holder()  # the kernel makes its namespace on the other core while the file is read and checked
+        try:
+            start_netns_holder()  # its namespace is made on the other core while the file is read and checked
+        except OSError:
+            pass  # no fork to be had now: the sandbox's launch tries again and says why it cannot start
     isolation = layers.describe()
     name = label or str(submission)
     source, problem = (source, "") if source is not None else read_submission(submission)

@@ -12,6 +12,7 @@ import select
 import signal
 import sys
 import time
+import types
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -258,8 +259,10 @@ class Sandbox:
         self.send_frame(len(data).to_bytes(4, "big") + data)
 
     def send_frame(self, frame: bytes) -> None:
+        view = memoryview(frame)
         try:
-            os.write(self.requests_w, frame)
+            while view:  # a write into a full pipe can end part-way (a signal): the rest follows
+                view = view[os.write(self.requests_w, view):]
         except (BrokenPipeError, OSError):
             pass  # the sandbox died; receive() reports it
 
@@ -516,17 +519,30 @@ def _children() -> list[int]:
 
 @functools.cache  # once per process
 def harness_frame() -> bytes:
-    """The bootstrap's first frame: (our bytecode's tag, the harness compiled, its source). The compiled code is
-    kept in the cache folder, keyed by the source and the tag: compiling it costs the grader ~3 ms."""
+    """The bootstrap's first frame: (our bytecode's tag, the harness compiled, its source)."""
     tag = sys.implementation.cache_tag
-    path = cache_dir() / f"harness-{key_hash((tag + HARNESS).encode()).hexdigest()}.marshal"
+    data = marshal.dumps((tag, _compiled_harness(tag), HARNESS))
+    return len(data).to_bytes(4, "big") + data
+
+
+def _compiled_harness(tag: str) -> bytes:
+    """The harness compiled and marshalled, kept in the cache folder (keyed by its source and the bytecode
+    tag): compiling it costs the grader ~3 ms. Keeping it is only a saving, never a reason to fail."""
+    try:
+        path = cache_dir() / f"harness-{key_hash((tag + HARNESS).encode()).hexdigest()}.marshal"
+    except OSError:
+        return marshal.dumps(compile(HARNESS, "<harness>", "exec"))
     try:
         code = path.read_bytes()
-        marshal.loads(code)  # a damaged copy would leave every sandbox without its harness
+        if isinstance(marshal.loads(code), types.CodeType):  # a damaged copy would break every sandbox
+            return code
     except (OSError, EOFError, ValueError, TypeError):
-        code = marshal.dumps(compile(HARNESS, "<harness>", "exec"))
+        pass
+    code = marshal.dumps(compile(HARNESS, "<harness>", "exec"))
+    try:
         temporary = path.with_suffix(f".{os.getpid()}.tmp")
         temporary.write_bytes(code)
         os.replace(temporary, path)  # atomic: a parallel grader never reads half a file
-    data = marshal.dumps((tag, code, HARNESS))
-    return len(data).to_bytes(4, "big") + data
+    except OSError:
+        pass
+    return code

@@ -60,3 +60,13 @@ def test_a_damaged_cache_entry_is_loaded_again_from_the_spec(tmp_path: Path, mon
     [entry] = kept(cache_dir())
     entry.write_bytes(b"not a pickle")
     assert load_exercise(path).title == "Squares"
+
+
+def test_cache_keys_are_the_sha256_digests_hashlib_gives() -> None:
+    import hashlib
+
+    from grader.cache import key_hash
+
+    digest = key_hash(b"spec")
+    digest.update(b"\0more")
+    assert digest.hexdigest() == hashlib.sha256(b"spec\0more").hexdigest()  # kept calibrations keep their names

@@ -298,14 +298,15 @@ def test_the_sandbox_runs_the_harness_compiled_by_the_grader_unless_its_python_d
         assert submission_run.run(make_test("runs()")).value == runs
 
 
-def test_a_damaged_copy_of_the_compiled_harness_is_compiled_again(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("damage", [b"\x00damaged", b"\xe9*\x00\x00\x00"])  # garbage; a marshalled int, not code
+def test_a_damaged_copy_of_the_compiled_harness_is_compiled_again(damage: bytes) -> None:
     from grader.sandbox import process
 
     process.harness_frame.cache_clear()
     process.harness_frame()  # kept in the cache folder
     kept = next(process.cache_dir().glob("harness-*.marshal"))
-    kept.write_bytes(b"\x00damaged")
+    kept.write_bytes(damage)
     process.harness_frame.cache_clear()
     with SubmissionRun(EXERCISE, SOURCE) as submission_run:
         assert submission_run.run(make_test("remember(1)")).value == 1
-    assert kept.read_bytes() != b"\x00damaged"
+    assert kept.read_bytes() != damage
