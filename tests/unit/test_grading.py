@@ -67,5 +67,5 @@ def test_a_byte_order_mark_is_dropped_and_a_bad_byte_is_named(tmp_path: Path) ->
     marked.write_bytes(b"\xef\xbb\xbfx = 1\n")  # what some Windows editors save
     assert read_submission(marked) == ("x = 1\n", "")
     latin = tmp_path / "latin.py"
-    latin.write_bytes(b"# caf\xe9\n")
-    assert read_submission(latin) == (None, "the file is not UTF-8 text (byte 5)")
+    latin.write_bytes(b"\xef\xbb\xbf# caf\xe9\n")
+    assert read_submission(latin) == (None, "the file is not UTF-8 text (byte 8)")  # counted from the file's start
