@@ -28,6 +28,10 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from grader.model import Exercise
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXED_BUDGET = 0.050  # seconds per submission (issue 6)
@@ -47,15 +51,20 @@ def check(exercise: str, submission: Path, root: Path = ROOT, python: str = sys.
     return elapsed, json.loads(done.stdout) if report_format == "json" else {}
 
 
-def in_process_seconds(exercise_id: str, submission: Path, repeats: int) -> tuple[int, float]:
-    """(tests, the tests' own time): each test's call (or, for a program, its run on the test's input) timed
-    inside this already-running Python, the file loaded once as the sandbox loads it; the median of
-    `repeats` rounds, summed over the tests."""
+def load_exercise(exercise_id: str) -> Exercise:
+    """The shipped exercise, loaded once for both timings below."""
     sys.path.insert(0, str(ROOT))
     from grader.course import Course
+
+    return Course.at(ROOT / "exercises").load(exercise_id)
+
+
+def in_process_seconds(exercise: Exercise, submission: Path, repeats: int) -> float:
+    """The tests' own time: each test's call (or, for a program, its run on the test's input) timed inside
+    this already-running Python, the file loaded once as the sandbox loads it; the median of `repeats`
+    rounds, summed over the tests."""
     from grader.model import Kind
 
-    exercise = Course.at(ROOT / "exercises").load(exercise_id)
     code = compile(submission.read_text(), "submission.py", "exec")
     loaded: dict[str, object] = {"__name__": "submission"}
     if exercise.kind == Kind.FUNCTION:
@@ -75,7 +84,7 @@ def in_process_seconds(exercise_id: str, submission: Path, repeats: int) -> tupl
                     per_test[index].append(time.perf_counter() - started)
                 finally:
                     sys.stdin = stdin
-    return len(exercise.tests), sum(statistics.median(times) for times in per_test)
+    return sum(statistics.median(times) for times in per_test)
 
 
 LOAD_TIMER = """
@@ -89,17 +98,14 @@ print(time.perf_counter() - started)
 """
 
 
-def load_seconds(exercise_id: str, submission: Path, repeats: int) -> float:
+def load_seconds(exercise: Exercise, submission: Path, repeats: int) -> float:
     """The file's own load time, as the sandbox loads it once per submission: the exercise's prelude (LeetCode's
     `from typing import ...`, ~20 ms in a fresh interpreter) and the module's body, timed inside a fresh
     interpreter of the sandbox's kind (where nothing is imported yet); the median of `repeats` starts. A
     program (stdin/stdout) has no load step: its whole run is each test's own time."""
-    sys.path.insert(0, str(ROOT))
-    from grader.course import Course
     from grader.model import Kind
     from grader.sandbox.isolation import child_python
 
-    exercise = Course.at(ROOT / "exercises").load(exercise_id)
     if exercise.kind != Kind.FUNCTION:
         return 0.0
     text = exercise.prelude + "\0" + submission.read_text()
@@ -139,17 +145,17 @@ def main() -> None:
     for exercise, path in references.items():
         if exercise == "predict-attacked":
             continue
-        tests, own = in_process_seconds(exercise, path, args.repeats)
-        load = load_seconds(exercise, path, args.repeats)
-        own += load
+        spec = load_exercise(exercise)
+        tests_own = in_process_seconds(spec, path, args.repeats)
+        load = load_seconds(spec, path, args.repeats)
+        own = load + tests_own
         wall = statistics.median(walls[exercise])
         # What grading added (sandbox start/close, per-test overhead): each run against the baseline's run of
         # the same round, a few seconds apart, so that the host's drift over the minutes of a run cancels out.
         spent = statistics.median(w - b for w, b in zip(walls[exercise], baseline, strict=True)) - own
         budget = 0.3 * own + FIXED_BUDGET  # the target: wall <= 1.3 x own + fixed cost
-        print(f"{exercise:20} {tests:5} {wall * 1000:8.0f} {load * 1000:12.0f} {(own - load) * 1000:13.0f} "
-              f"{spent * 1000:10.0f} "
-              f"{budget * 1000:10.0f}  {'yes' if spent <= budget else 'NO'}")
+        print(f"{exercise:20} {len(spec.tests):5} {wall * 1000:8.0f} {load * 1000:12.0f} {tests_own * 1000:13.0f} "
+              f"{spent * 1000:10.0f} {budget * 1000:10.0f}  {'yes' if spent <= budget else 'NO'}")
     print("own time = the file's load + its tests; grader ms = median over rounds of (wall - the round's CLI "
           "baseline) - own time; budget = 0.3 x own time + 50 ms fixed cost")
 

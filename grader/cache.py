@@ -74,7 +74,11 @@ def read_pickle(path: Path) -> object | None:
 
 
 def write_pickle(path: Path, value: object) -> None:
+    write_atomically(path, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    """Write `path` whole: a parallel grader never reads half a file."""
     temporary = path.with_suffix(f".{os.getpid()}.tmp")
-    with open(temporary, "wb") as file:
-        pickle.dump(value, file, protocol=pickle.HIGHEST_PROTOCOL)
-    os.replace(temporary, path)  # atomic: a parallel grader never reads half a file
+    temporary.write_bytes(data)
+    os.replace(temporary, path)

@@ -20,7 +20,7 @@ import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from grader.cache import cache_dir, key_hash
+from grader.cache import cache_dir, key_hash, write_atomically
 from grader.model import CalibrationRule, Exercise, Kind, Test
 from grader.sandbox.isolation import child_python
 
@@ -155,10 +155,7 @@ def _read(key: str) -> Calibration | None:
 def _write(calibration: Calibration) -> None:
     data = asdict(calibration)
     data.pop("fresh")
-    path = _cache_path(calibration.key)
-    temporary = path.with_suffix(f".{os.getpid()}.tmp")
-    temporary.write_text(json.dumps(data, indent=1))
-    os.replace(temporary, path)  # atomic: a parallel grader never reads half a file
+    write_atomically(_cache_path(calibration.key), json.dumps(data, indent=1).encode())
 
 
 # ---------------------------------------------------------------- measuring

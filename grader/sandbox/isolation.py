@@ -13,6 +13,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from grader.cache import write_atomically
 from grader.sandbox import cgroup, linux
 
 LAYERS = ("uid", "seccomp", "netns", "mountns", "landlock", "cgroup")
@@ -79,7 +80,7 @@ def start_netns_holder() -> None:
     """Fork the namespace's holder now and wait for it at first use (netns_fd): the kernel takes a few ms to
     make a network namespace, spent on the other core while the caller goes on. Idempotent."""
     global _netns_starting
-    if _netns_holder is not None or (_netns_starting is not None and _netns_starting[0] == os.getpid()):
+    if _netns_holder is not None or _started_here() is not None:
         return
     ready_r, ready_w = os.pipe()
     parent = os.getpid()
@@ -106,13 +107,19 @@ def start_netns_holder() -> None:
     _netns_starting = (os.getpid(), pid, ready_r)
 
 
+def _started_here() -> tuple[int, int] | None:
+    """(the holder's pid, its ready pipe) when this process started one; a fork's copy of the state is not."""
+    if _netns_starting is None or _netns_starting[0] != os.getpid():
+        return None
+    return _netns_starting[1:]
+
+
 def netns_fd() -> int:
     """One empty network namespace per grader process, kept alive by a tiny holder that dies with us."""
     global _netns_holder, _netns_starting
     if _netns_holder is None:
-        start_netns_holder()  # unless this process started one already (a fork's copy of the state is not)
-        assert _netns_starting is not None
-        _, pid, ready_r = _netns_starting
+        start_netns_holder()  # unless this process started one already
+        pid, ready_r = _started_here()  # type: ignore[misc]
         _netns_starting = None
         ok = os.read(ready_r, 1) == b"1"
         os.close(ready_r)
@@ -126,7 +133,8 @@ def netns_fd() -> int:
 def helper_pids() -> set[int]:
     if _netns_holder is not None:
         return {_netns_holder[0]}
-    return {_netns_starting[1]} if _netns_starting is not None and _netns_starting[0] == os.getpid() else set()
+    starting = _started_here()
+    return {starting[0]} if starting else set()
 
 
 # ---------------------------------------------------------------- dedicated uids
@@ -264,9 +272,7 @@ def _cached_probe(layers: list[str], probe_cgroup: bool) -> dict[str, str]:
     if reason:
         found["cgroup"] = reason
     if where is not None:
-        temporary = where.with_suffix(f".{os.getpid()}.tmp")
-        temporary.write_text(json.dumps({**wanted, "missing": found}))
-        os.replace(temporary, where)
+        write_atomically(where, json.dumps({**wanted, "missing": found}).encode())
     return found
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from grader.cache import cache_dir, key_hash
+from grader.cache import cache_dir, key_hash, write_atomically
 from grader.model import Limits
 from grader.sandbox import cgroup, linux
 from grader.sandbox.isolation import (Isolation, child_python, first_sandbox_of_process, helper_pids, kill_all_of,
@@ -540,9 +540,7 @@ def _compiled_harness(tag: str) -> bytes:
         pass
     code = marshal.dumps(compile(HARNESS, "<harness>", "exec"))
     try:
-        temporary = path.with_suffix(f".{os.getpid()}.tmp")
-        temporary.write_bytes(code)
-        os.replace(temporary, path)  # atomic: a parallel grader never reads half a file
+        write_atomically(path, code)
     except OSError:
         pass
     return code
