@@ -77,7 +77,10 @@ def grade(exercise: Exercise, submission: Path, *, run_all: bool = False, visibl
     else:
         with SubmissionRun(exercise, source, private_paths) as run:
             if meanwhile is not None:
-                run.launch(background=True)
+                # Sent with the submission, the tests run on another core while the caller works. A big
+                # test may start before a small one is judged failed: it is then skipped all the same, and
+                # the sandbox is killed as soon as the verdicts are in (leaving this block).
+                run.launch(background=True, ahead=tuple(in_order(tests)))
                 meanwhile()
             _run_in_order(exercise, tests, run.run, expected, outcomes, run_all)
     return Report(exercise.id, name, tuple(outcomes[t.name] for t in tests), isolation, visible_only)
@@ -86,9 +89,7 @@ def grade(exercise: Exercise, submission: Path, *, run_all: bool = False, visibl
 def _run_in_order(exercise: Exercise, tests: tuple[Test, ...], run: Callable[[Test], RunResult],
                   expected: dict[str, object], outcomes: dict[str, Outcome], run_all: bool) -> None:
     failed = False
-    # Small tests first (fail fast); within each size, visible before hidden: a sandbox that saw a hidden
-    # test's input never serves a visible one, so an interleaved spec would otherwise start one per switch.
-    for test in sorted(tests, key=lambda t: (t.big, t.hidden)):  # stable: spec order within each group
+    for test in in_order(tests):
         if test.big and failed and not run_all:
             outcomes[test.name] = _outcome(test, Verdict.SKIPPED, "skipped: a smaller test failed first "
                                            "(grader check --all runs it anyway)")
@@ -96,6 +97,13 @@ def _run_in_order(exercise: Exercise, tests: tuple[Test, ...], run: Callable[[Te
         outcome = judge(test, run_once_more_if_borderline(test, run), expected[test.name], exercise.kind)
         failed = failed or outcome.verdict != Verdict.PASSED
         outcomes[test.name] = outcome
+
+
+def in_order(tests: tuple[Test, ...]) -> list[Test]:
+    """Small tests first (fail fast); within each size, visible before hidden: a sandbox that saw a hidden
+    test's input never serves a visible one, so an interleaved spec would otherwise start one per switch.
+    Stable: the spec's order within each group."""
+    return sorted(tests, key=lambda t: (t.big, t.hidden))
 
 
 def run_once_more_if_borderline(test: Test, run: Callable[[Test], RunResult]) -> RunResult:

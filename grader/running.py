@@ -32,6 +32,7 @@ class SubmissionRun:
         self.load_failure: RunResult | None = None
         self.seq = 0
         self.saw_hidden = False  # the running sandbox has been sent a hidden test
+        self.ahead: dict[str, int] = {}  # test name -> seq, for tests run ahead whose replies are not yet taken
         become_subreaper()
         # Not dumpable: a sandbox running as our own uid (no root) cannot read /proc/<grader>/mem or environ.
         linux.prctl(linux.PR_SET_DUMPABLE, 0)
@@ -49,18 +50,51 @@ class SubmissionRun:
                 sandbox.close()
         self.sandbox = self.launched = None
         self.saw_hidden = False
+        self.ahead = {}
 
-    def launch(self, background: bool = False) -> None:
+    def launch(self, background: bool = False, ahead: tuple[Test, ...] = ()) -> None:
         """Start the sandbox now and let it load the file; the first test waits for it. `background`: the
-        caller does something else meanwhile (`grader check` imports its report's modules)."""
+        caller does something else meanwhile (`grader check` imports its report's modules), and `ahead`
+        are tests to run in turn on another core while it does: the first tests that `run` will be asked
+        for, in that order (a visible one after a hidden one ends them)."""
         if self.sandbox is None and self.launched is None and self.load_failure is None:
             self.launched = self._new_sandbox()
-            failed = self.launched.launch(background)
+            requests = self._ahead_requests(ahead) if background else ()
+            failed = self.launched.launch(background, self._load_seconds(), requests)
             if failed is not None:
                 self._loaded(self.launched, failed)
                 self.launched = None
 
+    def _ahead_requests(self, tests: tuple[Test, ...]) -> tuple[tuple[dict[str, object], float], ...]:
+        requests: list[tuple[dict[str, object], float]] = []
+        for test in tests:
+            if (self.saw_hidden and not test.hidden) or test.name in self.ahead:  # no visible after hidden: see run
+                break
+            request = self._request(test)
+            self.saw_hidden = self.saw_hidden or test.hidden
+            self.ahead[test.name] = int(request["seq"])  # type: ignore[call-overload]
+            requests.append((request, test.limits.wall_seconds))
+        return tuple(requests)
+
     def run(self, test: Test) -> RunResult:
+        frame = self._taken_ahead(test) or self._send_and_receive(test)
+        if frame is None:
+            return self.load_failure or RunResult(sandbox_error="the sandbox did not start")
+        result = result_from(frame, test.limits, self.exercise.kind)
+        if frame.failure:
+            self.close()  # a fresh sandbox for the tests that remain
+        return result
+
+    def _taken_ahead(self, test: Test) -> Frame | None:
+        """The reply of a test run ahead (waiting for it if need be), or None: not run ahead after all."""
+        seq = self.ahead.pop(test.name, None)
+        if seq is None:
+            return None
+        if self.sandbox is None and self.launched is not None:
+            self._start()  # the first one: its reply follows the load's
+        return self.sandbox.take(seq) if self.sandbox is not None else None
+
+    def _send_and_receive(self, test: Test) -> Frame | None:
         if self.saw_hidden and not test.hidden:
             # A sandbox that was handed a hidden test's input never serves a visible test, whose output the
             # student sees: the input could come back in it (a file left in the working folder, a harness
@@ -68,13 +102,21 @@ class SubmissionRun:
             self.close()
         if self.load_failure is None and self.sandbox is None:
             self._start()
+        if self.sandbox is not None and not self.sandbox.idle():
+            self.close()  # tests run ahead are still running (a re-run came first): a fresh sandbox, not a wait
+            self._start()
         if self.load_failure is not None or self.sandbox is None:
-            return self.load_failure or RunResult(sandbox_error="the sandbox did not start")
+            return None
+        request = self._request(test)
+        self.saw_hidden = self.saw_hidden or test.hidden
+        self.sandbox.send(request)
+        return self.sandbox.receive(test.limits.wall_seconds, seq=self.seq)
+
+    def _request(self, test: Test) -> dict[str, object]:
         # Unguessable: a reply sent ahead for the next test cannot match it. os.urandom is what `secrets`
         # calls, without its imports (hmac, base64, random: ~3.5 ms of every `grader check`).
         self.seq = int.from_bytes(os.urandom(7), "big") >> 3  # 53 bits: exact as a JSON number
-        self.saw_hidden = self.saw_hidden or test.hidden
-        self.sandbox.send({
+        return {
             "seq": self.seq,
             "call": test.call,
             "stdin": test.stdin,
@@ -83,12 +125,7 @@ class SubmissionRun:
             "margin": BORDERLINE_MARGIN,
             "memory": test.limits.memory << 20,
             "output": test.limits.output << 10,
-        })
-        frame = self.sandbox.receive(test.limits.wall_seconds, seq=self.seq)
-        result = result_from(frame, test.limits, self.exercise.kind)
-        if frame.failure:
-            self.close()  # a fresh sandbox for the tests that remain
-        return result
+        }
 
     def _start(self) -> None:
         self.launch()

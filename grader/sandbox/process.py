@@ -69,6 +69,17 @@ class Frame:
     oom_killed: bool = False  # the memory cgroup killed one of the submission's processes
 
 
+class Ahead:
+    """A request that the launching thread sends before the caller asks for it, and its reply once read:
+    `ready` is released then, with `frame` None if that thread stopped before it."""
+
+    def __init__(self, message: dict[str, object], wall_seconds: float, lock: _thread.LockType) -> None:
+        self.message = message
+        self.wall_seconds = wall_seconds
+        self.ready = lock
+        self.frame: Frame | None = None
+
+
 class Sandbox:
     """The submission loaded once under every layer; `run` forks one child per test inside it."""
 
@@ -87,12 +98,17 @@ class Sandbox:
         self._launched_at = 0.0
         self._admitting: _thread.LockType | None = None  # held while a thread moves it into its cgroup
         self._admit_error: BaseException | None = None
+        self._ahead: list[Ahead] = []  # the load's reply first, then the tests sent with it
+        self._ahead_error: BaseException | None = None
 
     # ------------------------------------------------------------ start
-    def launch(self, background: bool = False) -> Frame | None:
+    def launch(self, background: bool = False, load_seconds: float = 0.0,
+               ahead: tuple[tuple[dict[str, object], float], ...] = ()) -> Frame | None:
         """Start it and hand it the submission, without waiting for the load: None, or the Frame of a start
         that failed. `background`: the caller has other work; the wait to move the process into its cgroup
-        (an RCU grace period, ~15-20 ms) is then spent in a thread, and `loaded` joins it."""
+        (an RCU grace period, ~15-20 ms) is then spent in a thread, which then reads the load's reply (within
+        `load_seconds`) and runs each (request, wall seconds) of `ahead`: those tests run on another core
+        while the caller works, and `take` hands over their replies."""
         if self.isolation.netns:
             try:
                 netns_fd()  # made (or waited for) here: the child joins it, and a holder's failure stops the start
@@ -148,9 +164,11 @@ class Sandbox:
 
             done = _thread.allocate_lock()
             done.acquire()
+            self._ahead = [Ahead({}, load_seconds, _locked())] + [Ahead(m, w, _locked()) for m, w in ahead]
             try:
                 _thread.start_new_thread(self._admit, (done,))
-            except RuntimeError:  # no thread to be had: move it in here
+            except RuntimeError:  # no thread to be had: move it in here, and read every reply in turn
+                self._ahead = []
                 self._admit()
             else:
                 self._admitting = done
@@ -170,15 +188,79 @@ class Sandbox:
             self._last_counters = self._counters()  # the load's CPU counts from here, however late it is read
         except BaseException as error:  # noqa: BLE001 - raised again by loaded(), in the caller's thread
             self._admit_error = error
+        try:
+            if self._ahead and self._admit_error is None:
+                self._read_ahead()
+        except BaseException as error:  # noqa: BLE001 - raised again by take() or loaded(), in the caller's thread
+            self._ahead_error = error
         finally:
+            for entry in self._ahead:
+                if entry.ready.locked():
+                    entry.ready.release()
             if done is not None:
                 done.release()
 
+    def _read_ahead(self) -> None:
+        """In the launching thread: the load's reply, then each test in turn, sent and read as the caller's
+        own thread would (one request at a time: the sandbox never holds the next test's request before it
+        has answered this one, whose CPU is read from /proc and the cgroup as the reply arrives). A short
+        switch interval lets this thread in at once while the caller's thread runs Python code."""
+        interval = sys.getswitchinterval()
+        sys.setswitchinterval(0.0005)
+        try:
+            load, *tests = self._ahead
+            load.frame = self.receive(load.wall_seconds, None, self._launched_at)
+            load.ready.release()
+            if load.frame.failure or (load.frame.data or {}).get("loaded") is not True:
+                return
+            for entry in tests:
+                self.send(entry.message)
+                entry.frame = self.receive(entry.wall_seconds, entry.message.get("seq"))
+                entry.ready.release()
+                if entry.frame.failure:
+                    return
+        finally:
+            sys.setswitchinterval(interval)
+
+    def take(self, seq: int) -> Frame | None:
+        """The reply to a request sent ahead with this seq, once it is in; None when there was none (never
+        sent ahead, or the thread stopped before it: a failure, which closes the sandbox)."""
+        for entry in self._ahead[1:]:
+            if entry.message.get("seq") == seq:
+                with entry.ready:
+                    pass
+                self._raise_ahead_error()
+                return entry.frame
+        return None
+
+    def _raise_ahead_error(self) -> None:
+        if self._ahead_error is not None:
+            error, self._ahead_error = self._ahead_error, None
+            raise error
+
+    def settle(self) -> None:
+        """Wait until the launching thread is done with the pipes."""
+        if self._admitting is not None:
+            self._admitting.acquire()
+            self._admitting = None
+
+    def idle(self) -> bool:
+        """Whether a request may be sent now: no test sent ahead is still running (its reply would come
+        first, so a request now would wait for all of them)."""
+        if any(entry.ready.locked() for entry in self._ahead):
+            return False
+        self.settle()  # the thread has read its last reply: it is ending
+        return True
+
     def loaded(self, load_seconds: float) -> Frame:
         """The reply to the set-up: the submission loaded, or why not; the wall limit counts from launch."""
-        if self._admitting is not None:
-            self._admitting.acquire()  # released when the admitting thread is done
-            self._admitting = None
+        if self._ahead:
+            with self._ahead[0].ready:
+                pass
+            self._raise_ahead_error()
+            if self._ahead[0].frame is not None:
+                return self._ahead[0].frame
+        self.settle()
         if self._admit_error is not None:
             error, self._admit_error = self._admit_error, None
             if not isinstance(error, OSError):
@@ -328,9 +410,9 @@ class Sandbox:
     def close(self) -> None:
         """Kill every process of the submission, escaped ones included, and remove its files. Safe to call
         again, and after a launch that failed half-way."""
-        if self._admitting is not None:  # never remove a group a thread is still writing to
-            self._admitting.acquire()
-            self._admitting = None
+        if self._admitting is not None:  # never remove a group, nor close a pipe, a thread still uses
+            self._kill_process()  # the thread may be waiting on its tests: they end here
+            self.settle()
         if self.pid:
             self._kill_all()
         for fd in (self.requests_w, self.replies_r, self.pidfd, self._stat_fd):
@@ -346,12 +428,15 @@ class Sandbox:
             self.group.remove()
             self.group = None
 
-    def _kill_all(self) -> None:
+    def _kill_process(self) -> None:
         for kill in (os.killpg, os.kill):  # the process too: a sandbox closed at once may not lead its group yet
             try:
                 kill(self.pid, signal.SIGKILL)
             except OSError:
                 pass
+
+    def _kill_all(self) -> None:
+        self._kill_process()
         if self.group is not None:
             self.group.signal_members()
         try:
@@ -393,6 +478,14 @@ def _private_proc() -> None:
             return
         except OSError:
             continue
+
+
+def _locked() -> _thread.LockType:
+    import _thread
+
+    lock = _thread.allocate_lock()
+    lock.acquire()
+    return lock
 
 
 def decode(data: bytes) -> object:
