@@ -13,7 +13,7 @@ import signal
 import sys
 import time
 import types
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -69,15 +69,23 @@ class Frame:
     oom_killed: bool = False  # the memory cgroup killed one of the submission's processes
 
 
+def _locked() -> _thread.LockType:
+    import _thread
+
+    lock = _thread.allocate_lock()
+    lock.acquire()
+    return lock
+
+
+@dataclass
 class Ahead:
     """A request that the launching thread sends before the caller asks for it, and its reply once read:
     `ready` is released then, with `frame` None if that thread stopped before it."""
 
-    def __init__(self, message: dict[str, object], wall_seconds: float, lock: _thread.LockType) -> None:
-        self.message = message
-        self.wall_seconds = wall_seconds
-        self.ready = lock
-        self.frame: Frame | None = None
+    message: dict[str, object]
+    wall_seconds: float
+    ready: _thread.LockType = field(default_factory=_locked)
+    frame: Frame | None = None
 
 
 class Sandbox:
@@ -164,7 +172,7 @@ class Sandbox:
 
             done = _thread.allocate_lock()
             done.acquire()
-            self._ahead = [Ahead({}, load_seconds, _locked())] + [Ahead(m, w, _locked()) for m, w in ahead]
+            self._ahead = [Ahead({}, load_seconds), *(Ahead(m, w) for m, w in ahead)]
             try:
                 _thread.start_new_thread(self._admit, (done,))
             except RuntimeError:  # no thread to be had: move it in here, and read every reply in turn
@@ -478,14 +486,6 @@ def _private_proc() -> None:
             return
         except OSError:
             continue
-
-
-def _locked() -> _thread.LockType:
-    import _thread
-
-    lock = _thread.allocate_lock()
-    lock.acquire()
-    return lock
 
 
 def decode(data: bytes) -> object:
