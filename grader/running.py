@@ -30,7 +30,6 @@ class SubmissionRun:
         self.sandbox: Sandbox | None = None  # loaded, ready for tests
         self.launched: Sandbox | None = None  # started, the submission still loading
         self.load_failure: RunResult | None = None
-        self.seq = 0
         self.saw_hidden = False  # the running sandbox has been sent a hidden test
         self.ahead: dict[str, int] = {}  # test name -> seq, for tests run ahead whose replies are not yet taken
         become_subreaper()
@@ -61,6 +60,8 @@ class SubmissionRun:
             self.launched = self._new_sandbox()
             requests = self._ahead_requests(ahead) if background else ()
             failed = self.launched.launch(background, self._load_seconds(), requests)
+            if requests and not self.launched.ran_ahead():  # no thread to run them: run() sends each
+                self.ahead, self.saw_hidden = {}, False
             if failed is not None:
                 self._loaded(self.launched, failed)
                 self.launched = None
@@ -68,7 +69,7 @@ class SubmissionRun:
     def _ahead_requests(self, tests: tuple[Test, ...]) -> tuple[tuple[dict[str, object], float], ...]:
         requests: list[tuple[dict[str, object], float]] = []
         for test in tests:
-            if (self.saw_hidden and not test.hidden) or test.name in self.ahead:  # no visible after hidden: see run
+            if self.saw_hidden and not test.hidden:  # no visible test after a hidden one: see run
                 break
             request = self._request(test)
             self.saw_hidden = self.saw_hidden or test.hidden
@@ -77,7 +78,9 @@ class SubmissionRun:
         return tuple(requests)
 
     def run(self, test: Test) -> RunResult:
-        frame = self._taken_ahead(test) or self._send_and_receive(test)
+        frame = self._taken_ahead(test)
+        if frame is None:
+            frame = self._send_and_receive(test)
         if frame is None:
             return self.load_failure or RunResult(sandbox_error="the sandbox did not start")
         result = result_from(frame, test.limits, self.exercise.kind)
@@ -102,22 +105,25 @@ class SubmissionRun:
             self.close()
         if self.load_failure is None and self.sandbox is None:
             self._start()
-        if self.sandbox is not None and not self.sandbox.idle():
-            self.close()  # tests run ahead are still running (a re-run came first): a fresh sandbox, not a wait
+        if self.sandbox is not None and self.sandbox.ran_ahead():
+            # Out of turn (a re-run): the tests run ahead may still be running, or one may have broken the
+            # sandbox. A fresh one, rather than a wait or a dead end.
+            self.close()
             self._start()
         if self.load_failure is not None or self.sandbox is None:
             return None
+        self.sandbox.settle()  # the thread that read the load's reply has ended
         request = self._request(test)
         self.saw_hidden = self.saw_hidden or test.hidden
         self.sandbox.send(request)
-        return self.sandbox.receive(test.limits.wall_seconds, seq=self.seq)
+        return self.sandbox.receive(test.limits.wall_seconds, seq=int(request["seq"]))  # type: ignore[call-overload]
 
-    def _request(self, test: Test) -> dict[str, object]:
-        # Unguessable: a reply sent ahead for the next test cannot match it. os.urandom is what `secrets`
-        # calls, without its imports (hmac, base64, random: ~3.5 ms of every `grader check`).
-        self.seq = int.from_bytes(os.urandom(7), "big") >> 3  # 53 bits: exact as a JSON number
+    @staticmethod
+    def _request(test: Test) -> dict[str, object]:
         return {
-            "seq": self.seq,
+            # Unguessable: a reply sent ahead for the next test cannot match it. os.urandom is what `secrets`
+            # calls, without its imports (hmac, base64, random: ~3.5 ms of every `grader check`).
+            "seq": int.from_bytes(os.urandom(7), "big") >> 3,  # 53 bits: exact as a JSON number
             "call": test.call,
             "stdin": test.stdin,
             "compare": test.compare,

@@ -57,6 +57,8 @@ class Group:
 
     def add(self, pid: int) -> None:
         """Move a process in (the sandbox's, before it is sent anything to run)."""
+        if pid <= 0:  # 0 would move the writer: the grader itself
+            raise ProcessLookupError(f"no process {pid} to move into the sandbox's cgroup")
         for folder in self.dirs.values():
             _write(f"{folder}/cgroup.procs", pid)
 

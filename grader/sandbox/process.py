@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import _thread
 import fcntl
 import functools
 import json
@@ -15,16 +16,11 @@ import time
 import types
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
-
 from grader.cache import cache_dir, key_hash, write_atomically
 from grader.model import Limits
 from grader.sandbox import cgroup, linux
 from grader.sandbox.isolation import (Isolation, child_python, first_sandbox_of_process, helper_pids, kill_all_of,
                                       netns_fd)
-
-if TYPE_CHECKING:
-    import _thread
 
 HARNESS = (Path(__file__).with_name("harness.py")).read_text()
 # What the sandbox's interpreter is started with: it runs the harness that the grader sends first on fd 3,
@@ -70,8 +66,6 @@ class Frame:
 
 
 def _locked() -> _thread.LockType:
-    import _thread
-
     lock = _thread.allocate_lock()
     lock.acquire()
     return lock
@@ -167,30 +161,33 @@ class Sandbox:
         os.close(replies_w)
         self.pidfd = os.pidfd_open(self.pid)
         self.send_frame(harness_frame())  # ahead of the set-up, which waits for the cgroup
-        if background:
-            import _thread  # the C module: `threading` takes milliseconds to import, while a student waits
-
-            done = _thread.allocate_lock()
-            done.acquire()
+        if background:  # _thread, the C module: `threading` takes milliseconds to import, while a student waits
+            done = _locked()
             self._ahead = [Ahead({}, load_seconds), *(Ahead(m, w) for m, w in ahead)]
             try:
-                _thread.start_new_thread(self._admit, (done,))
-            except RuntimeError:  # no thread to be had: move it in here, and read every reply in turn
+                _thread.start_new_thread(self._admit, (self.pid, done))
+            except RuntimeError:  # no thread to be had: move it in here; the caller sends every test itself
                 self._ahead = []
-                self._admit()
+                self._admit(self.pid)
             else:
                 self._admitting = done
         else:
-            self._admit()
+            self._admit(self.pid)
         return None
 
-    def _admit(self, done: _thread.LockType | None = None) -> None:
+    def ran_ahead(self) -> bool:
+        """Whether a thread was given tests to run (see launch)."""
+        return len(self._ahead) > 1
+
+    def _admit(self, pid: int, done: _thread.LockType | None = None) -> None:
+        """Move the sandbox into its cgroup and send the set-up; in a thread (`done`), go on with the tests
+        run ahead. `pid` is passed in: close() may clear self.pid meanwhile."""
         try:
             if self.group is not None:
                 # Moving a process between v1 groups waits for an RCU grace period: done while the child
                 # sets up its layers and starts Python. No submission code runs before the setup below
                 # reaches it, so nothing of the submission starts outside the group.
-                self.group.add(self.pid)
+                self.group.add(pid)
             self.send(self.setup)
             self._launched_at = time.monotonic()
             self._last_counters = self._counters()  # the load's CPU counts from here, however late it is read
@@ -203,7 +200,7 @@ class Sandbox:
             self._ahead_error = error
         finally:
             for entry in self._ahead:
-                if entry.ready.locked():
+                if entry.frame is None:  # never reached (a reply read was released at once, and may be held now)
                     entry.ready.release()
             if done is not None:
                 done.release()
@@ -231,8 +228,8 @@ class Sandbox:
             sys.setswitchinterval(interval)
 
     def take(self, seq: int) -> Frame | None:
-        """The reply to a request sent ahead with this seq, once it is in; None when there was none (never
-        sent ahead, or the thread stopped before it: a failure, which closes the sandbox)."""
+        """The reply to a test run ahead with this seq, once it is in; None when there was none (not run
+        ahead, or the thread stopped before it: the load or an earlier test failed)."""
         for entry in self._ahead[1:]:
             if entry.message.get("seq") == seq:
                 with entry.ready:
@@ -247,18 +244,10 @@ class Sandbox:
             raise error
 
     def settle(self) -> None:
-        """Wait until the launching thread is done with the pipes."""
+        """Wait until the launching thread is done with the pipes (before this one sends a request)."""
         if self._admitting is not None:
             self._admitting.acquire()
             self._admitting = None
-
-    def idle(self) -> bool:
-        """Whether a request may be sent now: no test sent ahead is still running (its reply would come
-        first, so a request now would wait for all of them)."""
-        if any(entry.ready.locked() for entry in self._ahead):
-            return False
-        self.settle()  # the thread has read its last reply: it is ending
-        return True
 
     def loaded(self, load_seconds: float) -> Frame:
         """The reply to the set-up: the submission loaded, or why not; the wall limit counts from launch."""
@@ -418,9 +407,13 @@ class Sandbox:
     def close(self) -> None:
         """Kill every process of the submission, escaped ones included, and remove its files. Safe to call
         again, and after a launch that failed half-way."""
-        if self._admitting is not None:  # never remove a group, nor close a pipe, a thread still uses
-            self._kill_process()  # the thread may be waiting on its tests: they end here
-            self.settle()
+        if self._admitting is not None and self._admitting.locked() and self.pid:  # its thread still runs
+            # A thread may be waiting on a test, or on a helper holding a pipe: they end now. Nothing is
+            # reaped before it is done, so the pid it may still move into the cgroup stays the sandbox's.
+            self._signal()
+            if self.group is None and self.isolation.uid is not None:
+                kill_all_of(self.isolation.uid)
+        self.settle()  # never remove a group, nor close a pipe, that a thread still uses
         if self.pid:
             self._kill_all()
         for fd in (self.requests_w, self.replies_r, self.pidfd, self._stat_fd):
@@ -436,17 +429,18 @@ class Sandbox:
             self.group.remove()
             self.group = None
 
-    def _kill_process(self) -> None:
+    def _signal(self) -> None:
+        """SIGKILL the sandbox, its process group and every member of its cgroup; nothing is reaped."""
         for kill in (os.killpg, os.kill):  # the process too: a sandbox closed at once may not lead its group yet
             try:
                 kill(self.pid, signal.SIGKILL)
             except OSError:
                 pass
-
-    def _kill_all(self) -> None:
-        self._kill_process()
         if self.group is not None:
             self.group.signal_members()
+
+    def _kill_all(self) -> None:
+        self._signal()
         try:
             os.waitpid(self.pid, 0)  # blocks while the kills land, instead of polling the group for them
         except ChildProcessError:
