@@ -77,9 +77,9 @@ def grade(exercise: Exercise, submission: Path, *, run_all: bool = False, visibl
     else:
         with SubmissionRun(exercise, source, private_paths) as run:
             if meanwhile is not None:
-                # Sent with the submission, the tests run on another core while the caller works. A big
-                # test may start before a small one is judged failed: it is then skipped all the same, and
-                # the sandbox is killed as soon as the verdicts are in (leaving this block).
+                # A thread of ours runs the tests, one at a time, while the caller works: they use the
+                # other core. A big test may start before a small one is judged failed: it is then skipped
+                # all the same, and the sandbox is killed as soon as the verdicts are in (leaving this block).
                 run.launch(background=True, ahead=tuple(in_order(tests)))
                 meanwhile()
             _run_in_order(exercise, tests, run.run, expected, outcomes, run_all)

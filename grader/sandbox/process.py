@@ -16,6 +16,7 @@ import time
 import types
 from dataclasses import dataclass, field
 from pathlib import Path
+
 from grader.cache import cache_dir, key_hash, write_atomically
 from grader.model import Limits
 from grader.sandbox import cgroup, linux
@@ -100,7 +101,7 @@ class Sandbox:
         self._launched_at = 0.0
         self._admitting: _thread.LockType | None = None  # held while a thread moves it into its cgroup
         self._admit_error: BaseException | None = None
-        self._ahead: list[Ahead] = []  # the load's reply first, then the tests sent with it
+        self._ahead: list[Ahead] = []  # the load's reply first, then the tests run ahead
         self._ahead_error: BaseException | None = None
 
     # ------------------------------------------------------------ start
