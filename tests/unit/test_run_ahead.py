@@ -15,14 +15,11 @@ from grader.grading import grade
 from grader.model import Limits, Verdict
 from grader.running import SubmissionRun
 from tests.unit.test_sandbox import EXERCISE, _our_children, make_test
+from tests.unit.test_sandbox import SOURCE as SANDBOX_SOURCE
 
-SOURCE = '''
+# The runner's own test file, and functions that take time, or kill the harness.
+SOURCE = SANDBOX_SOURCE + '''
 import time
-calls = []
-
-def remember(n):
-    calls.append(n)
-    return len(calls)
 
 def burn():
     total = 0
@@ -34,17 +31,13 @@ def nap(seconds):
     time.sleep(seconds)
     return 1
 
-def spin():
-    while True:
-        pass
-
 def past_limit(seconds):
     while time.process_time() < seconds:  # the test child's own CPU, from its fork
         pass
     return 1
 
 def kill_harness():
-    import os, signal
+    import signal
     os.kill(os.getppid(), signal.SIGKILL)
     time.sleep(5)
 '''
