@@ -197,7 +197,7 @@ class Sandbox:
         try:
             if self._ahead and self._admit_error is None:
                 self._read_ahead()
-        except BaseException as error:  # noqa: BLE001 - raised again by take() or loaded(), in the caller's thread
+        except BaseException as error:  # noqa: BLE001 - raised again by _reply(), in the caller's thread
             self._ahead_error = error
         finally:
             for entry in self._ahead:
@@ -233,16 +233,17 @@ class Sandbox:
         ahead, or the thread stopped before it: the load or an earlier test failed)."""
         for entry in self._ahead[1:]:
             if entry.message.get("seq") == seq:
-                with entry.ready:
-                    pass
-                self._raise_ahead_error()
-                return entry.frame
+                return self._reply(entry)
         return None
 
-    def _raise_ahead_error(self) -> None:
+    def _reply(self, entry: Ahead) -> Frame | None:
+        """The entry's reply once the thread is past it (None: it stopped before); its error is raised here."""
+        with entry.ready:
+            pass
         if self._ahead_error is not None:
             error, self._ahead_error = self._ahead_error, None
             raise error
+        return entry.frame
 
     def settle(self) -> None:
         """Wait until the launching thread is done with the pipes (before this one sends a request)."""
@@ -252,12 +253,8 @@ class Sandbox:
 
     def loaded(self, load_seconds: float) -> Frame:
         """The reply to the set-up: the submission loaded, or why not; the wall limit counts from launch."""
-        if self._ahead:
-            with self._ahead[0].ready:
-                pass
-            self._raise_ahead_error()
-            if self._ahead[0].frame is not None:
-                return self._ahead[0].frame
+        if self._ahead and (frame := self._reply(self._ahead[0])) is not None:
+            return frame
         self.settle()
         if self._admit_error is not None:
             error, self._admit_error = self._admit_error, None
