@@ -21,7 +21,8 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from grader.cache import cache_dir, key_hash, write_atomically
-from grader.model import CalibrationRule, Exercise, Kind, Test
+from grader.kinds import kind_of
+from grader.model import CalibrationRule, Exercise, Test
 from grader.sandbox.isolation import child_python
 
 CALIBRATION_VERSION = "1"
@@ -121,7 +122,7 @@ def _cache_path(key: str) -> Path:
 # ---------------------------------------------------------------- reading and applying
 def cached_calibration(exercise: Exercise) -> Calibration | None:
     """The calibration of this exercise on this machine, if one was measured for its current content."""
-    if exercise.kind == Kind.PREDICT or not accepted_references(exercise):
+    if not kind_of(exercise.kind).calibrated(exercise) or not accepted_references(exercise):
         return None
     return _read(calibration_key(exercise))
 
@@ -162,7 +163,7 @@ def _write(calibration: Calibration) -> None:
 def calibrate(exercise: Exercise, *, force: bool = False) -> Calibration | None:
     """The calibration of `exercise` (as written, not already calibrated): from the cache, or measured now.
     None for an exercise with nothing to time (a predict exercise)."""
-    if exercise.kind == Kind.PREDICT:
+    if not kind_of(exercise.kind).calibrated(exercise):
         return None
     settings = exercise.calibration
     references = accepted_references(exercise)
@@ -190,7 +191,7 @@ def calibrate(exercise: Exercise, *, force: bool = False) -> Calibration | None:
 def _measure(exercise: Exercise, reference: Path, settings: CalibrationRule) -> dict[str, list[float]]:
     """CPU seconds of each run of each test. Runs are repeated only while the minimum could still move the
     limit above the floor: a test whose first run x multiplier is under the floor gets the floor anyway."""
-    from grader.grading import verdict_for  # the grading stack only when measuring: Course.load stays light
+    from grader.verdicts import verdict_for  # the grading stack only when measuring: Course.load stays light
     from grader.running import SubmissionRun
 
     generous = tuple(replace(t, limits=replace(t.limits, cpu=max(MEASUREMENT_CEILING, t.limits.cpu)))

@@ -3,12 +3,12 @@ and cached on disk, keyed by the content of the spec and of the reference."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-from pathlib import Path
-
 from grader.cache import cache_dir, key_hash, read_pickle, write_pickle
-from grader.model import MISSING, Exercise, Kind, RunResult, Test
+from grader.kinds import kind_of
+from grader.kinds.base import primary_reference
+from grader.model import MISSING, Exercise, Fault, RunResult, Test
 from grader.running import SubmissionRun
+from grader.verdicts import FAULT_LABELS
 
 CACHE_VERSION = "2"  # 2: pickled values
 
@@ -17,31 +17,15 @@ class ExpectationError(Exception):
     """The reference (or snippet) could not produce an expected value; a grader error, not the student's."""
 
 
-def primary_reference(exercise: Exercise) -> Path | None:
-    """The first accepted reference by name: the one whose answers are the expected ones."""
-    folder = exercise.reference_dir / "accepted"
-    candidates = sorted(folder.glob("*.py")) if folder.is_dir() else []
-    return candidates[0] if candidates else None
-
-
 def source_of_truth(exercise: Exercise) -> tuple[str, Exercise] | None:
     """The code that produces the expected answers, and the exercise as it must be run."""
-    if exercise.kind == Kind.PREDICT:
-        # The snippet is a program whose output is the answer.
-        snippet_test = replace(exercise.tests[0], call=None, stdin="", compare="output")
-        as_program = replace(exercise, kind=Kind.PROGRAM, tests=(snippet_test,))
-        return exercise.snippet, as_program
-    reference = primary_reference(exercise)
-    return (reference.read_text(encoding="utf-8"), exercise) if reference else None
+    return kind_of(exercise.kind).truth(exercise)
 
 
 def expected_values(exercise: Exercise) -> dict[str, object]:
     """Every test's expected value or text; computed and cached where the spec leaves `expect` out."""
     values = {t.name: t.expect for t in exercise.tests if t.expect is not MISSING}
-    if exercise.kind == Kind.PREDICT:
-        needed = list(exercise.tests) if not values else []
-    else:
-        needed = [t for t in exercise.tests if t.expect is MISSING]
+    needed = kind_of(exercise.kind).unwritten(exercise)
     if not needed:
         return values
     truth = source_of_truth(exercise)
@@ -64,17 +48,17 @@ def _compute(exercise: Exercise, source: str, tests: list[Test]) -> dict[str, ob
         runnable = {t.name: t for t in exercise.tests}
         for test in tests:
             result = run.run(runnable.get(test.name, exercise.tests[0]))
-            computed[test.name] = answer_of(result, test, exercise.kind)
+            computed[test.name] = answer_of(result, test)
     return computed
 
 
-def answer_of(result: RunResult, test: Test, kind: Kind) -> object:
+def answer_of(result: RunResult, test: Test) -> object:
     problem = (result.sandbox_error or (result.timed_out and "it timed out")
-               or (result.error_type and f"it raised {result.error_type}: {result.error_message}")
+               or (result.fault is not Fault.NONE and f"it raised {_label(result)}: {result.error_message}")
                or (result.output_truncated and "its output was too long"))
     if problem:
         raise ExpectationError(f"the reference failed on test '{test.name}': {problem}")
-    if test.compare == "output" or kind != Kind.FUNCTION:
+    if test.compare == "output":
         return result.stdout
     return result.value
 
@@ -96,3 +80,7 @@ def _read_cache(key: str) -> dict[str, object] | None:
 
 def _write_cache(key: str, values: dict[str, object]) -> None:
     write_pickle(cache_dir() / f"{key}.pickle", values)
+
+
+def _label(result: RunResult) -> str:
+    return result.error_type if result.fault is Fault.RAISED else FAULT_LABELS[result.fault]

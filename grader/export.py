@@ -14,7 +14,8 @@ from grader.checkers import judge_lines, typed
 from grader.course import STUDENT_BUNDLE_MARKER
 from grader.errors import SpecError, UsageError
 from grader.expected import ExpectationError, expected_values
-from grader.model import MISSING, CalibrationRule, CheckerSpec, Exercise, Kind, Limits, Rule, Test
+from grader.kinds import kind_of
+from grader.model import MISSING, CalibrationRule, CheckerSpec, Exercise, Limits, Rule, Test
 from grader.spec import load_exercise
 
 KEY_ORDER = ("title", "kind", "entry", "prelude", "statement", "snippet", "starter", "hints", "limits",
@@ -101,13 +102,14 @@ def _test(exercise: Exercise, test: Test, expected: dict[str, object]) -> dict[s
     entry: dict[str, object] = {"name": test.name}
     if test.call is not None:
         entry["call"] = test.call
-    if exercise.kind == Kind.PROGRAM:
-        entry["stdin"] = test.stdin or ""
-    if exercise.kind == Kind.FUNCTION and test.compare == "output":
-        entry["compare"] = "output"
+    kind = kind_of(exercise.kind)
+    if test.stdin is not None:
+        entry["stdin"] = test.stdin
+    if test.compare != kind.default_compare:
+        entry["compare"] = test.compare
     if test.name in expected:
         value = expected[test.name]
-        text_compare = test.compare == "output" or exercise.kind != Kind.FUNCTION
+        text_compare = test.compare == "output"
         if text_compare and test.checker.name == "output":
             value = str(value).rstrip("\n")  # the output checker ignores trailing blank lines: "2 4", not "2 4\n"
         entry.update({"expect": str(value)} if text_compare else value_expect(value))
@@ -116,8 +118,7 @@ def _test(exercise: Exercise, test: Test, expected: dict[str, object]) -> dict[s
             entry[flag] = True
     if test.points != 1:
         entry["points"] = test.points
-    default = "value" if exercise.kind == Kind.FUNCTION and test.compare == "value" else "output"
-    if test.checker != CheckerSpec(default):
+    if test.checker != CheckerSpec(test.compare):
         entry["checker"] = (test.checker.name if not test.checker.args
                             else {"name": test.checker.name, "args": dict(test.checker.args)})
     entry["limits"] = _limit_changes(test.limits, exercise.limits)
@@ -163,7 +164,7 @@ def export_student_bundle(exercises: list[Exercise], root: Path, *, force: bool 
             skipped.append(exercise.id)
             continue
         try:
-            expected = {} if exercise.kind == Kind.PREDICT else expected_values(exercise)
+            expected = expected_values(exercise) if kind_of(exercise.kind).exported_expectations(exercise) else {}
         except ExpectationError as error:
             raise UsageError(f"cannot export {exercise.id}: {error}") from None
         path = folder / f"{exercise.id}.yaml"
@@ -188,7 +189,7 @@ def _check_round_trip(path: Path, exercise: Exercise, visible: tuple[Test, ...],
                (copy.name, copy.call, copy.stdin, copy.compare, copy.checker)
         want = expected.get(original.name, MISSING)
         if want is not MISSING and copy.expect is not MISSING:
-            text = isinstance(copy.expect, str) and (original.compare == "output" or exercise.kind != Kind.FUNCTION)
+            text = isinstance(copy.expect, str) and original.compare == "output"
             same = same and (judge_lines(str(want)) == judge_lines(copy.expect) if text  # type: ignore[arg-type]
                              else typed(want) == typed(copy.expect))
         if not same:

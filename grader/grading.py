@@ -7,12 +7,13 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from grader.checkers import CHECKERS, show
 from grader.expected import ExpectationError, expected_values
-from grader.model import Exercise, Kind, Outcome, Report, RunResult, Test, Verdict
+from grader.kinds import kind_of
+from grader.model import Exercise, Outcome, Report, RunResult, Test, Verdict
 from grader.rules import check_rules
 from grader.running import SubmissionRun
 from grader.sandbox.isolation import detect, start_netns_holder
+from grader.verdicts import judge, run_once_more_if_borderline
 
 MAX_SUBMISSION_BYTES = 1 << 20
 
@@ -45,8 +46,9 @@ def grade(exercise: Exercise, submission: Path, *, run_all: bool = False, visibl
     `meanwhile`: the caller's own work, done while the sandbox starts and loads the file; not called when
     no sandbox is started (a predict question, a file that does not parse, a broken rule or expectation)."""
     tests = tuple(t for t in exercise.tests if not (visible_only and t.hidden))
+    kind = kind_of(exercise.kind)
     layers = detect()
-    if exercise.kind != Kind.PREDICT and layers.netns:
+    if kind.runs_code and layers.netns:
         try:
             start_netns_holder()  # its namespace is made on the other core while the file is read and checked
         except OSError:
@@ -56,7 +58,7 @@ def grade(exercise: Exercise, submission: Path, *, run_all: bool = False, visibl
     source, problem = (source, "") if source is not None else read_submission(submission)
     if source is None:
         return _all(exercise, tests, name, isolation, Verdict.RUNTIME_ERROR, problem, visible_only)
-    if exercise.kind != Kind.PREDICT:
+    if kind.runs_code:
         try:
             tree = ast.parse(source, filename="submission.py")
         except SyntaxError as error:
@@ -71,9 +73,9 @@ def grade(exercise: Exercise, submission: Path, *, run_all: bool = False, visibl
     except ExpectationError as error:
         return _all(exercise, tests, name, isolation, Verdict.GRADER_ERROR, str(error), visible_only)
     outcomes: dict[str, Outcome] = {}
-    if exercise.kind == Kind.PREDICT:
+    if not kind.runs_code:
         for test in tests:
-            outcomes[test.name] = judge(test, RunResult(stdout=source), expected[test.name], Kind.PREDICT)
+            outcomes[test.name] = judge(test, kind.judged_here(source), expected[test.name])
     else:
         with SubmissionRun(exercise, source, private_paths) as run:
             if meanwhile is not None:
@@ -94,7 +96,7 @@ def _run_in_order(exercise: Exercise, tests: tuple[Test, ...], run: Callable[[Te
             outcomes[test.name] = _outcome(test, Verdict.SKIPPED, "skipped: a smaller test failed first "
                                            "(grader check --all runs it anyway)")
             continue
-        outcome = judge(test, run_once_more_if_borderline(test, run), expected[test.name], exercise.kind)
+        outcome = judge(test, run_once_more_if_borderline(test, run), expected[test.name])
         failed = failed or outcome.verdict != Verdict.PASSED
         outcomes[test.name] = outcome
 
@@ -104,89 +106,6 @@ def in_order(tests: tuple[Test, ...]) -> list[Test]:
     test's input never serves a visible one, so an interleaved spec would otherwise start one per switch.
     Stable: the spec's order within each group."""
     return sorted(tests, key=lambda t: (t.big, t.hidden))
-
-
-def run_once_more_if_borderline(test: Test, run: Callable[[Test], RunResult]) -> RunResult:
-    """A run that finished past its CPU limit but within the margin may be the machine's noise, not the
-    code: run it again and keep the faster of the two before calling it a timeout."""
-    result = run(test)
-    if result.timed_out and not result.cpu_killed and not result.wall_timeout:
-        again = run(test)
-        if again.cpu_seconds < result.cpu_seconds:
-            return again
-    return result
-
-
-def judge(test: Test, result: RunResult, expected: object, kind: Kind) -> Outcome:
-    """The verdict for one run: what went wrong in the run first, then the checker's word."""
-    verdict, feedback, details = verdict_for(test, result)
-    actual: object = None
-    shown_expected: str | None = None
-    if verdict is None:
-        actual = result.value if test.compare == "value" and kind == Kind.FUNCTION else result.stdout
-        check = CHECKERS[test.checker.name](expected, actual, **dict(test.checker.args))
-        verdict = Verdict.PASSED if check.passed else Verdict.WRONG_ANSWER
-        feedback, details = check.feedback, check.details
-    text_compare = test.compare == "output" or kind != Kind.FUNCTION
-    if not test.hidden:
-        shown_expected = str(expected) if text_compare else show(expected, 2000)
-        actual_text = result.stdout if text_compare else (show(actual, 2000) if result.has_value else None)
-    else:
-        actual_text, details = None, ""  # a hidden test shows its name and verdict, nothing it could leak
-        feedback = _hidden_feedback(verdict, feedback, test)
-    return Outcome(
-        test=test.name,
-        verdict=verdict,
-        points=test.points if verdict == Verdict.PASSED else 0.0,
-        max_points=test.points,
-        hidden=test.hidden,
-        big=test.big,
-        feedback=feedback,
-        details=details,
-        expected=shown_expected,
-        actual=actual_text,
-        # A hidden test's exact time could encode its input: a tenth of a second is all it shows.
-        cpu_seconds=round(result.cpu_seconds, 1) if test.hidden else result.cpu_seconds,
-        limit_seconds=test.limits.cpu,
-    )
-
-
-def verdict_for(test: Test, result: RunResult) -> tuple[Verdict | None, str, str]:
-    """(verdict, feedback, details) when the run itself went wrong; (None, ...) when the checker decides."""
-    limit = test.limits
-    if result.sandbox_error:
-        return Verdict.GRADER_ERROR, result.sandbox_error, ""
-    if result.timed_out:
-        if result.wall_timeout and result.cpu_seconds < limit.cpu:
-            used = f"{result.wall_seconds:.2f} s of {limit.wall_seconds:.2f} s wall clock (it waited or slept)"
-        else:
-            used = f"{result.cpu_seconds:.2f} s of {limit.cpu:.2f} s CPU"
-        where = f" {result.error_message}" if result.error_message else ""
-        return Verdict.TIMEOUT, f"time limit exceeded{where}: {used}", ""
-    if result.output_truncated:
-        return Verdict.OUTPUT_LIMIT, f"printed more than {limit.output} KiB", ""
-    if result.error_type == "MemoryError":
-        return Verdict.MEMORY_LIMIT, f"ran out of memory (limit {limit.memory} MiB)", result.traceback
-    if result.error_type:
-        message = f"{result.error_type}: {result.error_message}" if result.error_message else result.error_type
-        return Verdict.RUNTIME_ERROR, message, result.traceback
-    if result.signal is not None:
-        return Verdict.RUNTIME_ERROR, f"the process was killed by signal {result.signal}", ""
-    if result.exit_code not in (0, None):
-        return Verdict.RUNTIME_ERROR, f"exited with status {result.exit_code}", result.stderr[-2000:]
-    return None, "", ""
-
-
-def _hidden_feedback(verdict: Verdict, feedback: str, test: Test) -> str:
-    """Hidden tests say what kind of failure it was, never anything computed from the hidden input."""
-    if verdict in (Verdict.PASSED, Verdict.SKIPPED):
-        return feedback if verdict == Verdict.SKIPPED else ""
-    if verdict == Verdict.TIMEOUT:
-        return feedback  # the limit and the time used
-    if verdict == Verdict.RUNTIME_ERROR:
-        return feedback.split(":", 1)[0]  # the exception class, not its message (it may quote the input)
-    return {Verdict.WRONG_ANSWER: "wrong answer", Verdict.MEMORY_LIMIT: feedback,
-            Verdict.OUTPUT_LIMIT: feedback}.get(verdict, feedback)
 
 
 def _outcome(test: Test, verdict: Verdict, feedback: str) -> Outcome:

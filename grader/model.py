@@ -31,12 +31,24 @@ class Verdict(StrEnum):
 _SEVERITY = {verdict: rank for rank, verdict in enumerate(Verdict)}  # declaration order is severity
 
 
-class Kind(StrEnum):
-    """What a submission is: a module defining a function or class, a stdin/stdout program, or typed lines."""
+class Timing(StrEnum):
+    """How a run ended in time."""
 
-    FUNCTION = "function"
-    PROGRAM = "program"
-    PREDICT = "predict"
+    IN_TIME = "in_time"
+    OVER_LIMIT = "over_limit"  # finished past its CPU limit, within the margin: maybe the machine's noise
+    STOPPED_CPU = "stopped_cpu"  # stopped at the margin: clearly too slow
+    STOPPED_WALL = "stopped_wall"  # the wall-clock backstop stopped it (it waited or slept)
+
+
+class Fault(StrEnum):
+    """What went wrong in a run besides its timing, as the grader observed it."""
+
+    NONE = "none"
+    RAISED = "raised"  # the submission raised `error_type`
+    OUT_OF_MEMORY = "out_of_memory"  # a MemoryError, or the memory cgroup killed a process
+    DIED = "died"  # it ended without an answer: killed, broke the grader's channel, left early
+    UNREADABLE = "unreadable"  # its answer could not be read back
+    EXITED = "exited"  # a function's test called sys.exit: leaving early is no answer
 
 
 Compare = Literal["value", "output"]
@@ -116,7 +128,7 @@ class CalibrationRule:
 class Exercise:
     id: str
     title: str
-    kind: Kind
+    kind: str  # a name in grader.kinds.KINDS
     statement: str
     tests: tuple[Test, ...]
     path: Path
@@ -148,18 +160,21 @@ class RunResult:
     stderr: str = ""
     value: object = None  # the decoded return value (compare == "value")
     has_value: bool = False
-    error_type: str = ""  # exception class name raised by the submission, if any
+    fault: Fault = Fault.NONE
+    error_type: str = ""  # the exception class the submission raised (fault RAISED or OUT_OF_MEMORY)
     error_message: str = ""
     traceback: str = ""  # the submission's own frames only
     exit_code: int | None = 0
     signal: int | None = None
     cpu_seconds: float = 0.0
     wall_seconds: float = 0.0
-    timed_out: bool = False  # killed by the CPU limit or the wall-clock backstop
-    wall_timeout: bool = False
-    cpu_killed: bool = False  # stopped at the limit's margin: clearly too slow, no re-run
+    timing: Timing = Timing.IN_TIME
     output_truncated: bool = False
     sandbox_error: str = ""  # the sandbox itself failed: a grader error
+
+    @property
+    def timed_out(self) -> bool:
+        return self.timing is not Timing.IN_TIME
 
 
 @dataclass(frozen=True)

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import os
-import signal
 from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
 
-from grader.model import Exercise, Kind, Limits, RunResult, Test
+from grader.kinds import kind_of
+from grader.model import Exercise, RunResult, Test
+from grader.replies import load_failure_from, result_from
 from grader.sandbox import linux
 from grader.sandbox.isolation import Isolation, detect
-from grader.sandbox.process import Frame, Sandbox, become_subreaper, decode
+from grader.sandbox.process import Frame, Sandbox, become_subreaper
 
 STARTUP_SECONDS = 1.0  # interpreter start and harness set-up, on top of the load's own limit
 BORDERLINE_MARGIN = 1.2  # a run may use this much of its CPU limit before it is stopped (see grading)
@@ -83,7 +84,7 @@ class SubmissionRun:
             frame = self._send_and_receive(test)
         if frame is None:
             return self.load_failure or RunResult(sandbox_error="the sandbox did not start")
-        result = result_from(frame, test.limits, self.exercise.kind)
+        result = result_from(frame, test.limits, kind_of(self.exercise.kind))
         if frame.failure:
             self.close()  # a fresh sandbox for the tests that remain
         return result
@@ -147,7 +148,7 @@ class SubmissionRun:
         ceiling = max([limits.cpu, *(t.limits.cpu for t in tests)])
         return Sandbox(
             {
-                "kind": str(self.exercise.kind),
+                "mode": kind_of(self.exercise.kind).harness_mode,
                 "source": self.source,
                 "prelude": self.exercise.prelude,
                 "entry": self.exercise.entry,
@@ -164,97 +165,8 @@ class SubmissionRun:
 
     def _loaded(self, sandbox: Sandbox, frame: Frame) -> None:
         """Keep a sandbox that loaded the submission; otherwise close it and remember why it failed."""
-        data = frame.data or {}
-        if data.get("loaded") is True:
+        self.load_failure = load_failure_from(frame)
+        if self.load_failure is None:
             self.sandbox = sandbox
-            return
-        sandbox.close()
-        if frame.failure == "timeout":
-            self.load_failure = RunResult(timed_out=True, wall_timeout=True, wall_seconds=frame.wall_seconds,
-                                          cpu_seconds=frame.cpu_seconds, error_message="while loading the file")
-        elif "sandbox_error" in data:
-            self.load_failure = RunResult(sandbox_error=str(data["sandbox_error"]))
-        elif frame.failure:
-            self.load_failure = RunResult(error_type="ProcessDied", exit_code=None,
-                                          error_message="the process ended while loading the file")
         else:
-            self.load_failure = RunResult(
-                error_type=str(data.get("error_type", "")),
-                error_message=str(data.get("message", "")),
-                traceback=str(data.get("traceback", "")),
-                exit_code=1,
-            )
-
-
-def result_from(frame: Frame, limits: Limits, kind: Kind) -> RunResult:
-    """Translate a reply frame (or its absence) into what happened, trusting nothing in it but plain data."""
-    if frame.failure == "timeout":
-        return RunResult(timed_out=True, wall_timeout=True, wall_seconds=frame.wall_seconds,
-                         cpu_seconds=frame.cpu_seconds)
-    data = frame.data or {}
-    if "sandbox_error" in data:
-        return RunResult(sandbox_error=str(data["sandbox_error"]))
-    if frame.failure:
-        return RunResult(error_type="ProcessDied", exit_code=None, wall_seconds=frame.wall_seconds,
-                         error_message={"died": "the test process was killed or broke the grader's channel",
-                                        "garbled": "the test process sent an unreadable reply",
-                                        "oversized": "the test process sent a reply that is far too large",
-                                        }.get(frame.failure, frame.failure))
-    status = _int(data.get("status"))
-    cpu = max(_float(data.get("cpu")), frame.cpu_seconds)
-    signal_number = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
-    exit_code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
-    stdout = str(data.get("stdout", ""))
-    output_cap = limits.output << 10
-    truncated = _int(data.get("stdout_size")) > output_cap
-    if truncated:
-        stdout = stdout[:output_cap]
-    outcome = _decode_result(str(data.get("result", "")))
-    if "sandbox_error" in outcome:
-        return RunResult(sandbox_error=str(outcome["sandbox_error"]))
-    if frame.oom_killed and "value" not in outcome and not outcome.get("done"):
-        outcome = {"error_type": "MemoryError", "message": "the memory cgroup killed a process of the test"}
-    killed_by_cpu = signal_number in (signal.SIGPROF, signal.SIGXCPU, signal.SIGKILL) and cpu >= limits.cpu * 0.9
-    if "exit_code" in outcome:
-        exit_code = _int(outcome["exit_code"])
-        if kind == Kind.FUNCTION:  # a function's test ends by returning; leaving early is no answer
-            outcome = {"error_type": "SystemExit", "message": f"the code called sys.exit({exit_code})"}
-    elif not outcome and exit_code == 0 and kind != Kind.PROGRAM:
-        outcome = {"error_type": "ProcessDied", "message": "the test process exited before returning a value"}
-    elif not outcome and signal_number is None and exit_code not in (0, None):
-        outcome = {"error_type": "ProcessDied", "message": f"the test process exited with status {exit_code}"}
-    value, has_value = outcome.get("value"), "value" in outcome
-    return RunResult(
-        stdout=stdout,
-        stderr=str(data.get("stderr", "")),
-        value=value,
-        has_value=has_value,
-        error_type=str(outcome.get("error_type", "")),
-        error_message=str(outcome.get("message", "")),
-        traceback=str(outcome.get("traceback", "")),
-        exit_code=exit_code,
-        signal=signal_number,
-        cpu_seconds=cpu,
-        wall_seconds=frame.wall_seconds,
-        timed_out=killed_by_cpu or cpu > limits.cpu,
-        cpu_killed=killed_by_cpu,
-        output_truncated=truncated,
-    )
-
-
-def _decode_result(text: str) -> dict[str, object]:
-    """The test child's own report (JSON, its value tagged); never evaluated, only parsed."""
-    if not text:
-        return {}
-    decoded = decode(text.encode("utf-8", "surrogatepass"))
-    if not isinstance(decoded, dict):
-        return {"error_type": "UnreadableValue", "message": "the test process wrote an unreadable result"}
-    return decoded
-
-
-def _int(value: object) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
-def _float(value: object) -> float:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
+            sandbox.close()

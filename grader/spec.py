@@ -14,7 +14,8 @@ import yaml
 
 from grader.checkers import CHECKERS
 from grader.errors import SpecError, SpecProblem
-from grader.model import MISSING, CalibrationRule, CheckerSpec, Exercise, Kind, Limits, Rule, Test
+from grader.kinds import KINDS, SubmissionKind
+from grader.model import MISSING, CalibrationRule, CheckerSpec, Exercise, Limits, Rule, Test
 
 EXERCISE_KEYS = ("title", "kind", "entry", "statement", "starter", "hints", "prelude", "snippet", "limits",
                  "checker", "require", "forbid", "tests",
@@ -116,32 +117,25 @@ def _exercise(reader: _Reader, root: yaml.Node, path: Path) -> Exercise | None:
     for required in ("title", "kind", "statement", "tests"):
         if required not in keys:
             reader.problem(root, f"missing key '{required}': every exercise needs {required}")
-    kind_text = reader.text(keys.get("kind"), "kind", "function")
-    try:
-        kind = Kind(kind_text)
-    except ValueError:
-        reader.problem(keys["kind"], f"unknown kind '{kind_text}'; known kinds: {', '.join(k.value for k in Kind)}")
-        kind = Kind.FUNCTION
+    kind_name = reader.text(keys.get("kind"), "kind", "function")
+    kind = KINDS.get(kind_name)
+    if kind is None:
+        reader.problem(keys["kind"], f"unknown kind '{kind_name}'; known kinds: {', '.join(KINDS)}")
+        kind = KINDS["function"]
     entry = reader.text(keys.get("entry"), "entry") or None
-    if kind == Kind.FUNCTION and entry is None:
-        reader.problem(root, "missing key 'entry': a function exercise names the function or class to define")
-    elif entry is not None and not entry.isidentifier():
+    if entry is not None and not entry.isidentifier():
         reader.problem(keys["entry"], f"entry '{entry}' is not a Python name")
-    elif entry is not None and kind != Kind.FUNCTION:
-        reader.problem(keys["entry"], f"'entry' is for function exercises; a {kind} exercise has none")
-    if kind == Kind.PREDICT and "snippet" not in keys:
-        reader.problem(root, "missing key 'snippet': a predict exercise needs the code whose output is predicted")
+    kind.check_exercise(reader, keys, root, entry)
     for name in ("prelude", "snippet", "starter"):
         if name in keys:
             _check_code(reader, keys[name], name)
     limits = _limits(reader, keys.get("limits"), Limits(), "limits")
-    default_checker = "value" if kind == Kind.FUNCTION else "output"
-    checker = _checker(reader, keys.get("checker"), CheckerSpec(default_checker))
+    checker = _checker(reader, keys.get("checker"), CheckerSpec(kind.default_compare))
     tests = _tests(reader, keys.get("tests"), kind, limits, checker if "checker" in keys else None)
     return Exercise(
         id=path.stem,
         title=reader.text(keys.get("title"), "title"),
-        kind=kind,
+        kind=kind.name,
         statement=reader.text(keys.get("statement"), "statement"),
         tests=tests,
         path=path,
@@ -248,7 +242,7 @@ def _rules(reader: _Reader, node: yaml.Node | None, where: str) -> tuple[Rule, .
     return tuple(rules)
 
 
-def _tests(reader: _Reader, node: yaml.Node | None, kind: Kind, limits: Limits,
+def _tests(reader: _Reader, node: yaml.Node | None, kind: SubmissionKind, limits: Limits,
            checker: CheckerSpec | None) -> tuple[Test, ...]:
     if node is None:
         return ()
@@ -268,7 +262,7 @@ def _tests(reader: _Reader, node: yaml.Node | None, kind: Kind, limits: Limits,
     return tuple(tests)
 
 
-def _test(reader: _Reader, node: yaml.Node, kind: Kind, limits: Limits,
+def _test(reader: _Reader, node: yaml.Node, kind: SubmissionKind, limits: Limits,
           checker: CheckerSpec | None) -> Test | None:
     keys = reader.mapping(node, TEST_KEYS, "a test")
     if not isinstance(node, yaml.MappingNode):
@@ -277,25 +271,18 @@ def _test(reader: _Reader, node: yaml.Node, kind: Kind, limits: Limits,
     if "name" not in keys:
         reader.problem(node, "missing key 'name': every test needs a name students can see")
     where = f"test '{name}'"
-    call = _call(reader, keys.get("call"), kind, where)
-    if kind == Kind.FUNCTION and call is None and "name" in keys:
-        reader.problem(node, f"missing key 'call' in {where}: a function test calls the submission")
-    stdin = reader.text(keys["stdin"], "stdin") if "stdin" in keys else None
-    if stdin is not None and kind != Kind.PROGRAM:
-        reader.problem(keys["stdin"], f"'stdin' is for program exercises; this is a {kind} exercise")
-    if kind == Kind.PROGRAM and stdin is None:
-        stdin = ""
-    compare = reader.text(keys.get("compare"), "compare", "value" if kind == Kind.FUNCTION else "output")
+    call, stdin = kind.test_input(reader, keys, node, where)
+    compare = reader.text(keys.get("compare"), "compare", kind.default_compare)
     if compare not in ("value", "output"):
         reader.problem(keys["compare"], f"compare must be 'value' or 'output', not '{compare}'")
         compare = "output"
-    elif compare == "value" and kind != Kind.FUNCTION:
-        reader.problem(keys["compare"], f"a {kind} exercise compares output; 'compare: value' is for function tests")
+    elif compare not in kind.compares:
+        reader.problem(keys["compare"], kind.compare_problem(compare))
     elif compare == "value" and call is not None and _is_print(call):
         reader.problem(keys["call"], f"{where} prints and returns None: add 'compare: output'")
     expect = _expect(reader, keys, compare, where)
     # The exercise's checker applies to what it was written for: returned values, or a program's output.
-    inherited = checker if checker and (kind != Kind.FUNCTION or compare == "value") else CheckerSpec(compare)
+    inherited = checker if checker and (compare == kind.default_compare) else CheckerSpec(compare)
     test_checker = _checker(reader, keys.get("checker"), inherited)
     return Test(
         name=name,
@@ -310,20 +297,6 @@ def _test(reader: _Reader, node: yaml.Node, kind: Kind, limits: Limits,
         limits=_limits(reader, keys.get("limits"), limits, f"the limits of {where}"),
         line=node.start_mark.line + 1,
     )
-
-
-def _call(reader: _Reader, node: yaml.Node | None, kind: Kind, where: str) -> str | None:
-    if node is None:
-        return None
-    call = reader.text(node, "call").strip()
-    if kind != Kind.FUNCTION:
-        reader.problem(node, f"'call' is for function exercises; this is a {kind} exercise")
-        return None
-    try:
-        ast.parse(call, mode="eval")
-    except SyntaxError as error:
-        reader.problem(node, f"the call of {where} is not a Python expression: {error.msg}")
-    return call
 
 
 def _is_print(call: str) -> bool:

@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.errors import UsageError
-from grader.model import Exercise, Kind
+from grader.kinds import kind_of
+from grader.model import Exercise
 
 DEFAULT_TEMPLATES = ("{id}.{ext}",)
 # Folders that archive tools and editors leave beside real student folders.
@@ -18,7 +19,7 @@ IGNORED_FOLDERS = {"__MACOSX", "__pycache__"}
 
 
 def extension(exercise: Exercise) -> str:
-    return "txt" if exercise.kind == Kind.PREDICT else "py"
+    return kind_of(exercise.kind).suffix.lstrip(".")
 
 
 @dataclass(frozen=True)

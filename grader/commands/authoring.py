@@ -10,6 +10,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from grader.kinds import KINDS
+
 if TYPE_CHECKING:  # the heavy modules are imported by the commands that use them: start-up stays short
     from rich.console import Console
 
@@ -18,7 +20,6 @@ if TYPE_CHECKING:  # the heavy modules are imported by the commands that use the
     from grader.validation import ExerciseValidation
 
 
-KINDS = ("function", "program", "predict")  # grader.model.Kind, not imported here: start-up stays short
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -50,7 +51,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     export.add_argument("--force", action="store_true", help="write into a folder that is not empty")
     new = command("new", "scaffold an exercise and its reference folders", run_new)
     new.add_argument("id", metavar="ID", help="the new exercise's id, e.g. count-rooks")
-    new.add_argument("--kind", choices=KINDS, default="function", help="what students hand in")
+    new.add_argument("--kind", choices=list(KINDS), default="function", help="what students hand in")
 
 
 def _console() -> Console:

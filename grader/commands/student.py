@@ -68,20 +68,21 @@ def run_show(args: argparse.Namespace) -> int:
     from rich.text import Text
 
     from grader.course import Course
-    from grader.model import Kind
+    from grader.kinds import kind_of
 
     course = Course.at(args.exercises)
     exercise = course.load(args.exercise)
     console = _console()
     console.rule(Text(f"{exercise.id}: {exercise.title}", style="bold"))
     console.print(Markdown(exercise.statement))
-    if exercise.kind == Kind.PREDICT:
+    kind = kind_of(exercise.kind)
+    if kind.shown_code(exercise):
         console.print(Text("The code:", style="bold"))
-        console.print(Syntax(exercise.snippet, "python", line_numbers=True))
+        console.print(Syntax(kind.shown_code(exercise), "python", line_numbers=True))
     if exercise.starter:
         console.print(Text(f"Starter code (grader start {exercise.id}):", style="bold"))
-        console.print(Syntax(exercise.starter, "python" if exercise.kind != Kind.PREDICT else "text"))
-    if exercise.kind != Kind.PREDICT:  # its only test is the answer itself
+        console.print(Syntax(exercise.starter, kind.starter_lexer))
+    if kind.lists_tests:
         console.print(_visible_tests(exercise))
     cpu = sorted({t.limits.cpu for t in exercise.tests})  # calibrated per test on this machine
     cpu_text = f"{cpu[0]:g} s" if len(cpu) == 1 else f"{cpu[0]:g} to {cpu[-1]:g} s"
@@ -118,10 +119,10 @@ def _visible_tests(exercise: Exercise) -> Table:
 def run_start(args: argparse.Namespace) -> int:
     from grader.course import Course
     from grader.errors import UsageError
-    from grader.model import Kind
+    from grader.kinds import kind_of
 
     exercise = Course.at(args.exercises).load(args.exercise)
-    suffix = ".txt" if exercise.kind == Kind.PREDICT else ".py"
+    suffix = kind_of(exercise.kind).suffix
     path = Path(args.path or f"{exercise.id}{suffix}")
     if path.exists() and not args.force:
         raise UsageError(f"{path} exists; pass --force to overwrite it")

@@ -106,7 +106,7 @@ def load(setup):
     source = source_text = setup["source"]
     code = compile(source, SOURCE_NAME, "exec", dont_inherit=True)
     namespace = {"__name__": "submission", "__builtins__": builtins, "__file__": SOURCE_NAME}
-    if setup["kind"] == "function":
+    if setup["mode"] == "module":  # load once; each test calls into it (a script runs whole per test)
         exec(compile(setup["prelude"], "<prelude>", "exec"), namespace)
         exec(code, namespace)
         entry = setup["entry"]

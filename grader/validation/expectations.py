@@ -7,7 +7,8 @@ from dataclasses import replace
 
 from grader.checkers import CHECKERS, judge_lines, show, typed
 from grader.expected import expected_values, primary_reference
-from grader.model import MISSING, Exercise, Kind, Test
+from grader.kinds import kind_of
+from grader.model import MISSING, Exercise, Test
 
 
 def produced_values(exercise: Exercise) -> dict[str, object]:
@@ -19,15 +20,15 @@ def produced_values(exercise: Exercise) -> dict[str, object]:
 
 def expectation_failures(exercise: Exercise, produced: dict[str, object]) -> list[str]:
     """One line per written `expect` that the source of truth contradicts, judged by the test's checker."""
-    truth = ("the snippet prints" if exercise.kind == Kind.PREDICT
-             else f"the reference {_name(exercise)} gives")
+    kind = kind_of(exercise.kind)
+    truth = f"{kind.truth_label} prints" if not kind.runs_code else f"{kind.truth_label} {_name(exercise)} gives"
     failures = []
     for test in exercise.tests:
         if test.expect is MISSING:
             continue
         check = CHECKERS[test.checker.name](test.expect, produced[test.name], **dict(test.checker.args))
         if not check.passed:
-            what = "the predict answer" if exercise.kind == Kind.PREDICT else "the written expect"
+            what = kind.expect_label
             failures.append(f"test '{test.name}' (line {test.line}): {what} is wrong: the spec says "
                             f"{_shown(test.expect)} but {truth} {_shown(produced[test.name])} "
                             f"({check.feedback}); fix the spec, or leave 'expect' out to use the reference")
@@ -60,9 +61,9 @@ class AlwaysEqual:
         return "AlwaysEqual()"
 
 
-def junk_answers(test: Test, kind: Kind, expected: object) -> list[tuple[str, object]]:
+def junk_answers(test: Test, expected: object) -> list[tuple[str, object]]:
     """Answers no checker may accept, with a label for each; the ones equal to `expected` are left out."""
-    if test.compare == "output" or kind != Kind.FUNCTION:
+    if test.compare == "output":
         if not judge_lines(str(expected)):  # the test expects no output: a different text must fail
             return [("unrelated text", "junk\n")]
         junk: list[tuple[str, object]] = [("empty output", ""), ("the text None", "None\n")]
@@ -108,7 +109,7 @@ def checker_failures(exercise: Exercise, expected: dict[str, object]) -> list[st
         if test.name not in expected:
             continue
         checker = CHECKERS[test.checker.name]
-        for label, junk in junk_answers(test, exercise.kind, expected[test.name]):
+        for label, junk in junk_answers(test, expected[test.name]):
             key = (test.checker.name, label)
             if key in failures:
                 continue

@@ -17,7 +17,8 @@ from pathlib import Path
 
 from grader.course import Course
 from grader.grading import grade
-from grader.model import Exercise, Kind, Outcome, Verdict
+from grader.kinds import kind_of
+from grader.model import Exercise, Outcome, Verdict
 from grader.validation.results import ReferenceCheck
 
 ACCEPTED = "accepted"
@@ -50,7 +51,7 @@ class TooSlowRun:
 def find_references(exercise: Exercise) -> tuple[list[Reference], list[str]]:
     """The reference files, accepted first, and a failure line for each folder with an unknown name."""
     root = exercise.reference_dir
-    suffix = ".txt" if exercise.kind == Kind.PREDICT else ".py"
+    suffix = kind_of(exercise.kind).suffix
     found: list[Reference] = []
     problems = []
     folders = sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith((".", "__"))) \

@@ -8,7 +8,8 @@ from dataclasses import replace
 from grader.calibration import CalibrationError, apply, calibrate
 from grader.course import Course
 from grader.expected import ExpectationError
-from grader.model import MISSING, Exercise, Kind
+from grader.kinds import kind_of
+from grader.model import MISSING, Exercise
 from grader.validation.expectations import checker_failures, expectation_failures, produced_values
 from grader.validation.references import ACCEPTED, TooSlowRun, check_reference, find_references
 from grader.validation.results import ExerciseValidation
@@ -29,11 +30,12 @@ def validate_exercise(course: Course, exercise_id: str, *, recalibrate: bool = F
     result.failures += problems
     result.notes += _notes(written, [r.folder for r in references])
     accepted = [r for r in references if r.folder == ACCEPTED]
-    if written.kind != Kind.PREDICT and not accepted:
+    runs_code = kind_of(written.kind).runs_code  # a predict exercise's answers come from its snippet
+    if runs_code and not accepted:
         result.fail(f"no accepted reference in {written.reference_dir / ACCEPTED}: add at least one solution "
                     f"(a plain one and a fast one)")
     exercise = written
-    if accepted and written.kind != Kind.PREDICT:
+    if accepted and runs_code:
         try:
             result.calibration = calibrate(written, force=recalibrate)
         except CalibrationError as error:
@@ -73,7 +75,7 @@ def _check_expectations(exercise: Exercise, result: ExerciseValidation) -> bool:
 
 def _notes(exercise: Exercise, folders: list[str]) -> list[str]:
     """What is missing without being wrong: each is worth a reference of its own."""
-    if exercise.kind == Kind.PREDICT:
+    if not kind_of(exercise.kind).runs_code:  # answers, not code: no speed to prove
         return [] if "wrong_answer" in folders else ["no wrong_answer reference: add the answers students get wrong"]
     notes = []
     if folders.count(ACCEPTED) == 1:

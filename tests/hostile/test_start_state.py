@@ -17,7 +17,7 @@ pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the probe is kept, an
 LEFTOVER = """
 import os, signal, sys, time
 from pathlib import Path
-from grader.model import MISSING, CheckerSpec, Exercise, Kind, Limits, Test
+from grader.model import MISSING, CheckerSpec, Exercise, Limits, Test
 from grader.running import SubmissionRun
 from grader.sandbox.isolation import detect
 
@@ -30,7 +30,7 @@ if leftover == 0:  # what a grader killed mid-test leaves running as its slot ui
 time.sleep(0.2)
 test = Test(name="one", call="one()", stdin=None, compare="value", expect=MISSING, hidden=False, big=False,
             points=1, checker=CheckerSpec("value"), limits=Limits(cpu=2.0))
-exercise = Exercise(id="one", title="one", kind=Kind.FUNCTION, statement="", tests=(test,),
+exercise = Exercise(id="one", title="one", kind="function", statement="", tests=(test,),
                     path=Path("/nonexistent/exercises/one.yaml"), entry="one")
 with SubmissionRun(exercise, "def one():\\n    return 1\\n") as run:
     value = run.run(test).value

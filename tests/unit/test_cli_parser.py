@@ -12,7 +12,6 @@ import pytest
 from grader.cli import build_parser
 from grader.commands import authoring
 from grader.commands.student import run_check
-from grader.model import Kind
 from tests.conftest import run_cli
 
 COMMANDS = ("list", "show", "start", "hint", "check", "validate", "calibrate", "import", "export", "new", "batch",
@@ -44,10 +43,6 @@ def test_a_command_without_its_arguments_shows_its_own_usage() -> None:
     result = run_cli("check")
     assert result.returncode == 2
     assert result.stderr.startswith("usage: grader check")
-
-
-def test_new_offers_the_kinds_the_model_knows() -> None:
-    assert authoring.KINDS == tuple(kind.value for kind in Kind)
 
 
 def test_a_bad_argument_shows_the_usage_of_its_command() -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from grader.grading import grade
-from grader.model import Limits, Verdict
+from grader.model import Limits, Timing, Verdict
 from grader.running import SubmissionRun
 from tests.unit.test_sandbox import EXERCISE, _our_children, make_test
 from tests.unit.test_sandbox import SOURCE as SANDBOX_SOURCE
@@ -102,7 +102,7 @@ def test_a_wall_timeout_ahead_ends_that_test_and_the_next_runs_in_a_fresh_sandbo
         first = submission_run.launched
         slept, then = submission_run.run(sleepy), submission_run.run(after)
         assert submission_run.sandbox is not first  # killed with its sleeping test
-    assert slept.wall_timeout and slept.timed_out and 0.4 < slept.wall_seconds < 10
+    assert slept.timing is Timing.STOPPED_WALL and 0.4 < slept.wall_seconds < 10
     assert then.value == 1 and not then.timed_out
 
 

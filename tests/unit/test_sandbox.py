@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.model import MISSING, CheckerSpec, Exercise, Kind, Limits, RunResult
+from grader.model import MISSING, CheckerSpec, Exercise, Fault, Limits, RunResult, Timing
 from grader.model import Test as SpecTest
 from grader.running import SubmissionRun
 
@@ -66,7 +66,7 @@ def make_test(call: str, cpu: float = 1.0, **limits: object) -> SpecTest:
                 points=1, checker=CheckerSpec("value"), limits=Limits(cpu=cpu, **limits))  # type: ignore[arg-type]
 
 
-EXERCISE = Exercise(id="demo", title="demo", kind=Kind.FUNCTION, statement="", tests=(make_test("remember(1)", cpu=5.0),),
+EXERCISE = Exercise(id="demo", title="demo", kind="function", statement="", tests=(make_test("remember(1)", cpu=5.0),),
                     path=Path("/nonexistent/exercises/demo.yaml"), entry="remember")
 
 
@@ -108,11 +108,11 @@ def test_cpu_limit_ends_a_busy_loop_and_the_next_test_still_runs(run) -> None:
 
 def test_wall_clock_backstop_ends_a_sleep_without_using_cpu(run) -> None:
     result = run(make_test("sleep()", cpu=1.0, wall=1.0))
-    assert result.timed_out and result.wall_timeout and result.cpu_seconds < 0.5
+    assert result.timing is Timing.STOPPED_WALL and result.cpu_seconds < 0.5
 
 
 def test_memory_limit_gives_memory_error(run) -> None:
-    assert run(make_test("hog()", memory=256)).error_type == "MemoryError"
+    assert run(make_test("hog()", memory=256)).fault is Fault.OUT_OF_MEMORY
 
 
 def test_output_limit_stops_a_flood(run) -> None:
@@ -123,7 +123,7 @@ def test_output_limit_stops_a_flood(run) -> None:
 def test_sys_exit_and_os_exit_are_reported(run) -> None:
     assert run(make_test("bye(0)")).exit_code == 0 and not run(make_test("bye(0)")).has_value
     assert run(make_test("bye(3)")).exit_code == 3
-    assert run(make_test("vanish()")).error_type == "ProcessDied"
+    assert run(make_test("vanish()")).fault is Fault.DIED
 
 
 def test_a_file_that_fails_to_load_reports_its_error_for_every_test() -> None:

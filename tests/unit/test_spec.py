@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from grader.errors import SpecError
-from grader.model import MISSING, Kind
+from grader.model import MISSING
 from grader.spec import load_exercise
 
 GOOD = """\
@@ -34,7 +34,7 @@ def test_a_good_spec_loads_into_the_model(tmp_path: Path) -> None:
     path = tmp_path / "add.yaml"
     path.write_text(GOOD)
     exercise = load_exercise(path)
-    assert exercise.id == "add" and exercise.kind == Kind.FUNCTION and exercise.entry == "add"
+    assert exercise.id == "add" and exercise.kind == "function" and exercise.entry == "add"
     (test,) = exercise.tests
     assert (test.call, test.expect, test.compare, test.checker.name, test.hidden) == ("add(1, 2)", 3, "value", "value", False)
 

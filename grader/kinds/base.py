@@ -1,0 +1,102 @@
+"""The interface every submission kind implements, with the behaviour most kinds share."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from grader.model import MISSING, Compare, Exercise, RunResult, Test
+
+if TYPE_CHECKING:
+    import yaml
+
+
+class SpecReader(Protocol):
+    """What a kind may use of the spec loader: reading nodes and reporting problems at their position."""
+
+    def problem(self, node: yaml.Node, message: str) -> None: ...
+
+    def text(self, node: yaml.Node | None, where: str, default: str = "") -> str: ...
+
+
+class SubmissionKind:
+    """A kind of hand-in. Subclasses set the attributes and override what differs."""
+
+    name: str = ""
+    suffix: str = ".py"  # what a hand-in's file name ends with
+    default_compare: Compare = "output"
+    compares: tuple[Compare, ...] = ("output",)  # what a test may compare
+    runs_code: bool = True  # the hand-in is code run in the sandbox; False: its text is judged as it is
+    harness_mode: str = "script"  # what the harness does in the child: "module" (load once, call) or "script"
+    returns: bool = False  # a test ends by returning from a call: leaving early (sys.exit) is no answer
+    starter_lexer: str = "python"  # how `grader show` highlights the starter code
+    lists_tests: bool = True  # `grader show` lists the visible tests
+
+    # ------------------------------------------------------------ the spec
+    def check_exercise(self, reader: SpecReader, keys: dict[str, yaml.Node], root: yaml.Node,
+                       entry: str | None) -> None:
+        """Report the exercise-level keys this kind needs or refuses."""
+        if entry is not None and entry.isidentifier():  # a bad name is reported as such
+            reader.problem(keys["entry"], f"'entry' is for function exercises; a {self.name} exercise has none")
+
+    def test_input(self, reader: SpecReader, keys: dict[str, yaml.Node], node: yaml.Node,
+                   where: str) -> tuple[str | None, str | None]:
+        """(call, stdin) of one test, reporting keys this kind does not take."""
+        if "call" in keys:
+            reader.problem(keys["call"], f"'call' is for function exercises; this is a {self.name} exercise")
+        if "stdin" in keys:
+            reader.problem(keys["stdin"], f"'stdin' is for program exercises; this is a {self.name} exercise")
+        return None, None
+
+    def compare_problem(self, compare: str) -> str:
+        """Why a test may not compare this (a written `compare` this kind refuses)."""
+        return f"a {self.name} exercise compares output; 'compare: value' is for function tests"
+
+    # ------------------------------------------------------------ expected answers
+    def truth(self, exercise: Exercise) -> tuple[str, Exercise] | None:
+        """The code that produces the expected answers, and the exercise as it must be run for them:
+        by default the first accepted reference."""
+        reference = primary_reference(exercise)
+        return (reference.read_text(encoding="utf-8"), exercise) if reference else None
+
+    def unwritten(self, exercise: Exercise) -> list[Test]:
+        """The tests whose expected answers the source of truth must produce."""
+        return [test for test in exercise.tests if test.expect is MISSING]
+
+    truth_label: str = "the reference"  # how messages name the source of truth
+    expect_label: str = "the written expect"
+
+    # ------------------------------------------------------------ judging
+    def judged_here(self, source: str) -> RunResult:
+        """What a hand-in that is not run (runs_code False) gives to its checker."""
+        raise NotImplementedError(f"a {self.name} hand-in is run in the sandbox")
+
+    def calibrated(self, exercise: Exercise) -> bool:
+        """Whether its tests' CPU limits are timed on the accepted references."""
+        return self.runs_code
+
+    # ------------------------------------------------------------ authoring
+    def scaffold(self, entry: str) -> tuple[str, dict[str, str]]:
+        """`grader new`: the spec's text and the reference files (path under reference/<id>/ -> text)."""
+        raise NotImplementedError
+
+    def shown_code(self, exercise: Exercise) -> str:
+        """Code `grader show` prints besides the starter (the predict snippet)."""
+        return ""
+
+    def exported_expectations(self, exercise: Exercise) -> bool:
+        """Whether a student bundle writes its expected answers out (it has no reference to compute them)."""
+        return True
+
+
+def primary_reference(exercise: Exercise) -> Path | None:
+    """The first accepted reference by name: the one whose answers are the expected ones."""
+    folder = exercise.reference_dir / "accepted"
+    candidates = sorted(folder.glob("*.py")) if folder.is_dir() else []
+    return candidates[0] if candidates else None
+
+
+def as_program(exercise: Exercise, source_test: Test) -> Exercise:
+    """The exercise run as a program with one test: how a text kind's code produces its answer."""
+    return replace(exercise, kind="program", tests=(replace(source_test, call=None, stdin="", compare="output"),))

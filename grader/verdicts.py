@@ -1,0 +1,95 @@
+"""The verdict table: what a run observed and what the checker decided, turned into one test's Outcome."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from grader.checkers import CHECKERS, show
+from grader.model import Fault, Outcome, RunResult, Test, Timing, Verdict
+
+# How a fault the grader observed is named in feedback (a raised exception is named by its class).
+FAULT_LABELS = {Fault.DIED: "ProcessDied", Fault.UNREADABLE: "UnreadableValue", Fault.EXITED: "SystemExit",
+                Fault.OUT_OF_MEMORY: "MemoryError"}
+
+
+def judge(test: Test, result: RunResult, expected: object) -> Outcome:
+    """The verdict for one run: what went wrong in the run first, then the checker's word."""
+    verdict, feedback, details = verdict_for(test, result)
+    actual: object = None
+    shown_expected: str | None = None
+    text_compare = test.compare == "output"
+    if verdict is None:
+        actual = result.stdout if text_compare else result.value
+        check = CHECKERS[test.checker.name](expected, actual, **dict(test.checker.args))
+        verdict = Verdict.PASSED if check.passed else Verdict.WRONG_ANSWER
+        feedback, details = check.feedback, check.details
+    if not test.hidden:
+        shown_expected = str(expected) if text_compare else show(expected, 2000)
+        actual_text = result.stdout if text_compare else (show(actual, 2000) if result.has_value else None)
+    else:
+        actual_text, details = None, ""  # a hidden test shows its name and verdict, nothing it could leak
+        feedback = hidden_feedback(verdict, feedback)
+    return Outcome(
+        test=test.name,
+        verdict=verdict,
+        points=test.points if verdict == Verdict.PASSED else 0.0,
+        max_points=test.points,
+        hidden=test.hidden,
+        big=test.big,
+        feedback=feedback,
+        details=details,
+        expected=shown_expected,
+        actual=actual_text,
+        # A hidden test's exact time could encode its input: a tenth of a second is all it shows.
+        cpu_seconds=round(result.cpu_seconds, 1) if test.hidden else result.cpu_seconds,
+        limit_seconds=test.limits.cpu,
+    )
+
+
+def verdict_for(test: Test, result: RunResult) -> tuple[Verdict | None, str, str]:
+    """(verdict, feedback, details) when the run itself went wrong; (None, ...) when the checker decides."""
+    limit = test.limits
+    if result.sandbox_error:
+        return Verdict.GRADER_ERROR, result.sandbox_error, ""
+    if result.timing is not Timing.IN_TIME:
+        if result.timing is Timing.STOPPED_WALL and result.cpu_seconds < limit.cpu:
+            used = f"{result.wall_seconds:.2f} s of {limit.wall_seconds:.2f} s wall clock (it waited or slept)"
+        else:
+            used = f"{result.cpu_seconds:.2f} s of {limit.cpu:.2f} s CPU"
+        where = f" {result.error_message}" if result.error_message else ""
+        return Verdict.TIMEOUT, f"time limit exceeded{where}: {used}", ""
+    if result.output_truncated:
+        return Verdict.OUTPUT_LIMIT, f"printed more than {limit.output} KiB", ""
+    if result.fault is Fault.OUT_OF_MEMORY:
+        return Verdict.MEMORY_LIMIT, f"ran out of memory (limit {limit.memory} MiB)", result.traceback
+    if result.fault is not Fault.NONE:
+        label = result.error_type if result.fault is Fault.RAISED else FAULT_LABELS[result.fault]
+        message = f"{label}: {result.error_message}" if result.error_message else label
+        return Verdict.RUNTIME_ERROR, message, result.traceback
+    if result.signal is not None:
+        return Verdict.RUNTIME_ERROR, f"the process was killed by signal {result.signal}", ""
+    if result.exit_code not in (0, None):
+        return Verdict.RUNTIME_ERROR, f"exited with status {result.exit_code}", result.stderr[-2000:]
+    return None, "", ""
+
+
+def hidden_feedback(verdict: Verdict, feedback: str) -> str:
+    """Hidden tests say what kind of failure it was, never anything computed from the hidden input."""
+    if verdict == Verdict.PASSED:
+        return ""
+    if verdict == Verdict.RUNTIME_ERROR:
+        return feedback.split(":", 1)[0]  # the exception class, not its message (it may quote the input)
+    if verdict == Verdict.WRONG_ANSWER:
+        return "wrong answer"
+    return feedback  # skipped, timeout (the limit and the time used), memory and output limits
+
+
+def run_once_more_if_borderline(test: Test, run: Callable[[Test], RunResult]) -> RunResult:
+    """A run that finished past its CPU limit but within the margin may be the machine's noise, not the
+    code: run it again and keep the faster of the two before calling it a timeout."""
+    result = run(test)
+    if result.timing is Timing.OVER_LIMIT:
+        again = run(test)
+        if again.cpu_seconds < result.cpu_seconds:
+            return again
+    return result
