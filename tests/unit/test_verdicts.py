@@ -1,0 +1,93 @@
+"""The verdict table, stated directly: each observation of a run, and each checker result, with the verdict
+and feedback it gives. No sandbox: RunResults are written out as the sandbox would report them."""
+
+from __future__ import annotations
+
+import pytest
+
+from grader.model import MISSING, CheckerSpec, Fault, Limits, RunResult, Timing, Verdict
+from grader.model import Test as SpecTest
+from grader.verdicts import judge, run_once_more_if_borderline, verdict_for
+
+LIMITS = Limits(cpu=1.0, memory=256, output=8)
+
+
+def a_test(compare: str = "value", hidden: bool = False, checker: str | None = None) -> SpecTest:
+    return SpecTest(name="t", call="f()", stdin=None, compare=compare, expect=MISSING, hidden=hidden, big=False,  # type: ignore[arg-type]
+                points=2.0, checker=CheckerSpec(checker or compare), limits=LIMITS)
+
+
+@pytest.mark.parametrize(("observed", "verdict", "feedback"), [
+    (RunResult(sandbox_error="cannot make the sandbox's cgroup"), Verdict.GRADER_ERROR,
+     "cannot make the sandbox's cgroup"),
+    (RunResult(timing=Timing.STOPPED_CPU, cpu_seconds=1.2), Verdict.TIMEOUT,
+     "time limit exceeded: 1.20 s of 1.00 s CPU"),
+    (RunResult(timing=Timing.OVER_LIMIT, cpu_seconds=1.1), Verdict.TIMEOUT, "time limit exceeded: 1.10 s of 1.00 s CPU"),
+    (RunResult(timing=Timing.STOPPED_WALL, cpu_seconds=0.01, wall_seconds=5.0), Verdict.TIMEOUT,
+     "time limit exceeded: 5.00 s of 5.00 s wall clock (it waited or slept)"),
+    (RunResult(timing=Timing.STOPPED_WALL, cpu_seconds=0.5, wall_seconds=5.0, error_message="while loading the file"),
+     Verdict.TIMEOUT, "time limit exceeded while loading the file: 5.00 s of 5.00 s wall clock (it waited or slept)"),
+    (RunResult(output_truncated=True, has_value=True, value=1), Verdict.OUTPUT_LIMIT, "printed more than 8 KiB"),
+    (RunResult(fault=Fault.OUT_OF_MEMORY, error_type="MemoryError"), Verdict.MEMORY_LIMIT,
+     "ran out of memory (limit 256 MiB)"),
+    (RunResult(fault=Fault.RAISED, error_type="IndexError", error_message="list index out of range"),
+     Verdict.RUNTIME_ERROR, "IndexError: list index out of range"),
+    (RunResult(fault=Fault.RAISED, error_type="KeyboardInterrupt"), Verdict.RUNTIME_ERROR, "KeyboardInterrupt"),
+    (RunResult(fault=Fault.DIED, exit_code=None, error_message="the test process exited before returning a value"),
+     Verdict.RUNTIME_ERROR, "ProcessDied: the test process exited before returning a value"),
+    (RunResult(fault=Fault.UNREADABLE, error_message="the test process wrote an unreadable result"),
+     Verdict.RUNTIME_ERROR, "UnreadableValue: the test process wrote an unreadable result"),
+    (RunResult(fault=Fault.EXITED, exit_code=3, error_message="the code called sys.exit(3)"), Verdict.RUNTIME_ERROR,
+     "SystemExit: the code called sys.exit(3)"),
+    (RunResult(signal=11, exit_code=None), Verdict.RUNTIME_ERROR, "the process was killed by signal 11"),
+    (RunResult(exit_code=2, stderr="usage"), Verdict.RUNTIME_ERROR, "exited with status 2"),
+])
+def test_what_went_wrong_in_the_run_decides_before_the_checker(observed: RunResult, verdict: Verdict,
+                                                               feedback: str) -> None:
+    assert verdict_for(a_test(), observed)[:2] == (verdict, feedback)
+    outcome = judge(a_test(), observed, 42)
+    assert (outcome.verdict, outcome.feedback, outcome.points, outcome.max_points) == (verdict, feedback, 0.0, 2.0)
+
+
+def test_a_run_that_went_well_is_left_to_the_checker() -> None:
+    assert verdict_for(a_test(), RunResult(value=3, has_value=True)) == (None, "", "")
+
+
+@pytest.mark.parametrize(("compare", "observed", "expected", "verdict", "feedback"), [
+    ("value", RunResult(value=3, has_value=True), 3, Verdict.PASSED, ""),
+    ("value", RunResult(value=4, has_value=True), 3, Verdict.WRONG_ANSWER, "expected 3, got 4"),
+    ("value", RunResult(value=True, has_value=True), 1, Verdict.WRONG_ANSWER, "expected a int, got a bool: True"),
+    ("output", RunResult(stdout="2\n"), "2", Verdict.PASSED, ""),
+    ("output", RunResult(stdout="3\n"), "2", Verdict.WRONG_ANSWER, "line 1 differs"),
+    ("output", RunResult(stdout=""), "2", Verdict.WRONG_ANSWER, "printed nothing"),
+])
+def test_the_checker_decides_a_run_that_went_well(compare: str, observed: RunResult, expected: object,
+                                                   verdict: Verdict, feedback: str) -> None:
+    outcome = judge(a_test(compare), observed, expected)
+    assert (outcome.verdict, outcome.feedback) == (verdict, feedback)
+    assert outcome.points == (2.0 if verdict == Verdict.PASSED else 0.0)
+    assert outcome.expected is not None  # a visible test shows what was expected
+
+
+@pytest.mark.parametrize(("observed", "feedback"), [
+    (RunResult(value=4, has_value=True), "wrong answer"),
+    (RunResult(fault=Fault.RAISED, error_type="IndexError", error_message="board [1, 3] is bad"), "IndexError"),
+    (RunResult(timing=Timing.STOPPED_CPU, cpu_seconds=1.2), "time limit exceeded: 1.20 s of 1.00 s CPU"),
+    (RunResult(value=3, has_value=True), ""),
+])
+def test_a_hidden_test_says_what_kind_of_failure_and_nothing_of_its_input(observed: RunResult, feedback: str) -> None:
+    outcome = judge(a_test(hidden=True), observed, 3)
+    assert outcome.feedback == feedback
+    assert (outcome.expected, outcome.actual, outcome.details) == (None, None, "")
+
+
+def test_a_borderline_run_is_run_again_and_the_faster_kept() -> None:
+    runs = iter([RunResult(timing=Timing.OVER_LIMIT, cpu_seconds=1.1), RunResult(cpu_seconds=0.9, value=1)])
+    assert run_once_more_if_borderline(a_test(), lambda test: next(runs)).cpu_seconds == 0.9
+
+
+@pytest.mark.parametrize("timing", [Timing.STOPPED_CPU, Timing.STOPPED_WALL, Timing.IN_TIME])
+def test_only_a_borderline_run_is_run_again(timing: Timing) -> None:
+    calls: list[int] = []
+    run_once_more_if_borderline(a_test(), lambda test: calls.append(1) or RunResult(timing=timing))
+    assert len(calls) == 1
