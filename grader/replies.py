@@ -68,6 +68,8 @@ def result_from(frame: Frame, limits: Limits, kind: SubmissionKind) -> RunResult
         exit_code = _int(outcome["exit_code"])
         if kind.returns:
             fault, message = Fault.EXITED, f"the code called sys.exit({exit_code})"
+    elif fault is Fault.OUT_OF_MEMORY:
+        pass  # the cgroup's kill explains the exit
     elif not outcome and exit_code == 0 and kind.returns:
         fault, message = Fault.DIED, "the test process exited before returning a value"
     elif not outcome and signal_number is None and exit_code not in (0, None):
