@@ -10,10 +10,11 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from grader.batch.gradebook import Gradebook, histogram, pass_rates, points
+from grader.batch.gradebook import Gradebook, histogram, pass_rates
 from grader.batch.progress import verdict_counts
 from grader.model import Verdict
-from grader.reporters.terminal import STYLE, literal
+from grader.outputs.terminal import STYLE, literal
+from grader.outputs.text import points
 
 SLOWEST = 5
 BAR_WIDTH = 30

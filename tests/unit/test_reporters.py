@@ -6,8 +6,8 @@ import io
 import json
 
 from grader.model import Outcome, Report, Verdict
-from grader.reporters.json_report import JsonReporter
-from grader.reporters.terminal import TerminalReporter
+from grader.outputs.json_report import JsonReport
+from grader.outputs.terminal import TerminalReport
 
 HOSTILE = "\x1b[2J\x1b[31m[bold red]PASSED[/bold red] \udcff"
 
@@ -29,13 +29,13 @@ REPORT = Report(
 
 def render_terminal(report: Report) -> str:
     out = io.StringIO()
-    TerminalReporter(width=80, color=False).render(report, out)
+    TerminalReport(width=80, color=False).render(report, out)
     return out.getvalue()
 
 
 def test_json_report_has_the_contract_fields_and_hides_hidden_tests() -> None:
     out = io.StringIO()
-    JsonReporter().render(REPORT, out)
+    JsonReport().render(REPORT, out)
     data = json.loads(out.getvalue())
     assert data["version"] == 1
     assert {"exercise", "submission", "verdict", "score", "max_score", "tests"} <= data.keys()
@@ -49,7 +49,7 @@ def test_json_report_has_the_contract_fields_and_hides_hidden_tests() -> None:
 
 def test_json_report_escapes_control_characters() -> None:
     out = io.StringIO()
-    JsonReporter().render(REPORT, out)
+    JsonReport().render(REPORT, out)
     assert "\x1b" not in out.getvalue() and "\\u001b" in out.getvalue()
 
 
@@ -80,12 +80,12 @@ def test_visible_only_summary_says_hidden_tests_run_later() -> None:
 def test_terminal_report_survives_lone_surrogates_on_a_real_utf8_stream() -> None:
     raw = io.BytesIO()
     stream = io.TextIOWrapper(raw, encoding="utf-8")
-    TerminalReporter(width=80, color=False).render(REPORT, stream)
+    TerminalReport(width=80, color=False).render(REPORT, stream)
     stream.flush()
     assert b"\\udcff" in raw.getvalue()
 
 
 def test_bidi_and_zero_width_characters_are_made_visible() -> None:
-    from grader.reporters.terminal import escape_controls
+    from grader.outputs.text import escape_controls
 
     assert escape_controls("abc\u202edef\u200b") == "abc\\u202edef\\u200b"
