@@ -70,11 +70,6 @@ class Gradebook:
         return len(self.cells) == len(self.students) * len(self.exercises)
 
 
-def points(value: float) -> str:
-    """2 for 2.0, 2.5 for 2.5: as the terminal report writes points."""
-    return f"{value:g}"
-
-
 def file_name_for(student: str) -> str:
     """A safe file name for a student's own output; a name we had to change gets a digest to stay unique."""
     safe = re.sub(r"[^A-Za-z0-9._-]", "_", student).lstrip(".") or "_"

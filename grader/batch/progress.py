@@ -13,7 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColum
 from rich.text import Text
 
 from grader.model import Verdict
-from grader.reporters.terminal import STYLE
+from grader.outputs.terminal import STYLE
 
 
 def verdict_counts(counts: Counter[Verdict]) -> Text:

@@ -17,7 +17,6 @@ from rich.console import Console
 from grader.batch.cluster import DaskRunner
 from grader.batch.discover import ClassFolder, NameRule, discover
 from grader.batch.gradebook import Gradebook
-from grader.batch.outputs import OUTPUTS, writer
 from grader.batch.plan import Plan, make_plan
 from grader.batch.pool import LocalPool
 from grader.batch.progress import BatchProgress
@@ -26,6 +25,7 @@ from grader.batch.work import Graded, Job
 from grader.course import Course
 from grader.errors import UsageError
 from grader.model import Exercise, Verdict
+from grader.outputs import batch_outputs, output
 
 DATABASE = "results.sqlite"
 
@@ -45,7 +45,7 @@ class Options:
     cluster: str | None = None  # tcp://HOST:PORT or local:N
     rule: NameRule = field(default_factory=NameRule)
     only: tuple[str, ...] = ()  # exercise ids; empty: every exercise some student handed in
-    outputs: tuple[str, ...] = tuple(OUTPUTS)
+    outputs: tuple[str, ...] = field(default_factory=batch_outputs)
     run_all: bool = False
     regrade: bool = False
 
@@ -160,7 +160,7 @@ class Batch:
     def write_outputs(self, book: Gradebook) -> list[Path]:
         written: list[Path] = []
         for name in self.options.outputs:
-            written += writer(name)(book, self.options.out)
+            written += output(name).write(book, self.options.out)
         return written
 
     def close(self) -> None:

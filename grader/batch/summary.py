@@ -10,10 +10,11 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from grader.batch.gradebook import Gradebook, histogram, pass_rates, points
+from grader.batch.gradebook import Gradebook, histogram, pass_rates
 from grader.batch.progress import verdict_counts
 from grader.model import Verdict
-from grader.reporters.terminal import STYLE, literal
+from grader.outputs.terminal import literal, verdict_text
+from grader.outputs.text import points
 
 SLOWEST = 5
 BAR_WIDTH = 30
@@ -53,8 +54,7 @@ def slowest(book: Gradebook) -> Table:
         table.add_column(column, justify="right" if column.endswith(" s") else "left")
     cells = sorted((c for c in book.cells.values() if c.file), key=lambda c: -c.cpu_seconds)[:SLOWEST]
     for cell in cells:
-        label, style = STYLE[cell.verdict]
-        table.add_row(literal(cell.student), cell.exercise, Text(label, style=style), f"{cell.cpu_seconds:.2f}",
+        table.add_row(literal(cell.student), cell.exercise, verdict_text(cell.verdict), f"{cell.cpu_seconds:.2f}",
                       f"{cell.wall_seconds:.2f}")
     return table
 

@@ -10,7 +10,7 @@ from types import FrameType
 
 from typing import TYPE_CHECKING
 
-from grader.batch.outputs import OUTPUTS
+from grader.outputs import batch_outputs
 
 if TYPE_CHECKING:  # the batch machinery is imported when a batch runs: every other command starts faster
     from rich.console import Console
@@ -45,8 +45,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
                              "ignored), {ext} py (txt for predict), * and ? wildcards (default: {id}.{ext})")
     parser.add_argument("--only", metavar="ID", action="append", default=None,
                         help="grade only this exercise (repeatable; default: every exercise someone handed in)")
-    parser.add_argument("--outputs", metavar="LIST", type=_outputs, default=tuple(OUTPUTS),
-                        help=f"comma-separated, from {','.join(OUTPUTS)} (default: all)")
+    parser.add_argument("--outputs", metavar="LIST", type=_outputs, default=batch_outputs(),
+                        help=f"comma-separated, from {','.join(batch_outputs())} (default: all)")
     parser.add_argument("--all", action="store_true", help="run big tests even after a small test failed")
     parser.add_argument("--regrade", action="store_true", help="grade everything again, ignoring stored results")
     parser.set_defaults(run=run_batch, parser=parser)
@@ -73,10 +73,10 @@ def _address(text: str) -> str:
 
 def _outputs(text: str) -> tuple[str, ...]:
     names = tuple(name.strip() for name in text.split(",") if name.strip())
-    unknown = [name for name in names if name not in OUTPUTS]
+    unknown = [name for name in names if name not in batch_outputs()]
     if unknown or not names:
         raise argparse.ArgumentTypeError(f"unknown output {', '.join(unknown) or '(none)'}; "
-                                         f"choose from {', '.join(OUTPUTS)}")
+                                         f"choose from {', '.join(batch_outputs())}")
     return names
 
 

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from grader.reporters import REPORTERS, reporter
+from grader.outputs import output, report_formats
 
 if TYPE_CHECKING:  # the heavy modules are imported by the commands that use them: start-up stays short
     from rich.console import Console
@@ -35,7 +35,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     hint.add_argument("--reset", action="store_true", help="start the hints again from the first")
     check = command("check", "grade a submission and print the report", run_check)
     check.add_argument("submission", metavar="SUBMISSION", help="the file to grade")
-    check.add_argument("--format", choices=sorted(REPORTERS), default="terminal", help="report format")
+    check.add_argument("--format", choices=sorted(report_formats()), default="terminal", help="report format")
     check.add_argument("--all", action="store_true", help="run big tests even after a small test failed")
 
 
@@ -174,6 +174,6 @@ def run_check(args: argparse.Namespace) -> int:
     # The report's modules (rich) are imported while the sandbox starts and runs the tests, on the other core.
     report = grade(exercise, submission, run_all=args.all, visible_only=course.is_student_bundle,
                    private_paths=course.private_paths(submission.resolve().parent),
-                   meanwhile=lambda: reporter(args.format))
-    reporter(args.format).render(report, sys.stdout)
+                   meanwhile=lambda: output(args.format))
+    output(args.format).render(report, sys.stdout)
     return 0 if report.verdict == Verdict.PASSED else 1

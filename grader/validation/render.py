@@ -9,7 +9,7 @@ from rich.text import Text
 
 from grader.calibration import Calibration
 from grader.model import Verdict
-from grader.reporters.terminal import STYLE, literal
+from grader.outputs.terminal import STYLE, literal
 from grader.validation.references import TOO_SLOW_FACTOR
 from grader.validation.results import ExerciseValidation, TimingRow
 

@@ -7,9 +7,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from grader.batch.gradebook import Gradebook, file_name_for, points
-from grader.batch.outputs.files import swapped_folder, write_atomic
+from grader.batch.gradebook import Gradebook, file_name_for
 from grader.model import Outcome, Verdict
+from grader.outputs import Output
+from grader.outputs.files import swapped_folder, write_atomic
+from grader.outputs.text import plain_body, points
 
 FOLDER = "gradescope"
 
@@ -46,25 +48,18 @@ def results(book: Gradebook, student: str) -> dict[str, object]:
 
 
 def _output(outcome: Outcome) -> str:
-    parts = [str(outcome.verdict) + (f": {outcome.feedback}" if outcome.feedback else "")]
-    if not outcome.hidden and outcome.verdict == Verdict.WRONG_ANSWER:
-        if outcome.expected is not None:
-            parts.append(f"expected:\n{outcome.expected}")
-        if outcome.actual is not None:
-            parts.append(f"actual:\n{outcome.actual}")
-    if not outcome.hidden and outcome.details:
-        parts.append(outcome.details)
-    return "\n".join(parts)
+    head = str(outcome.verdict) + (f": {outcome.feedback}" if outcome.feedback else "")
+    body = plain_body(outcome)
+    return f"{head}\n{body}" if body else head
 
 
-def write(book: Gradebook, out: Path) -> list[Path]:
-    with swapped_folder(out / FOLDER) as folder:
-        for student in book.students:
-            own = folder / file_name_for(student)
-            own.mkdir()
-            # Compact: json encodes in C only without indent, and 200 students add up.
-            write_atomic(own / "results.json", json.dumps(results(book, student), ensure_ascii=True,
-                                                          separators=(",", ":")))
-    return [out / FOLDER]
-
-
+class GradescopeResults(Output):
+    def write(self, book: Gradebook, folder: Path) -> list[Path]:
+        with swapped_folder(folder / FOLDER) as building:
+            for student in book.students:
+                own = building / file_name_for(student)
+                own.mkdir()
+                # Compact: json encodes in C only without indent, and 200 students add up.
+                write_atomic(own / "results.json", json.dumps(results(book, student), ensure_ascii=True,
+                                                              separators=(",", ":")))
+        return [folder / FOLDER]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import TextIO
 
 from rich.console import Console, Group
@@ -11,6 +10,8 @@ from rich.table import Table
 from rich.text import Text
 
 from grader.model import Outcome, Report, Verdict
+from grader.outputs import Output
+from grader.outputs.text import DIFF_CAPTION, NOTHING, body_form, cpu_time, diff_lines, escape_controls, points
 
 STYLE = {
     Verdict.PASSED: ("PASS", "bold green"),
@@ -25,19 +26,7 @@ STYLE = {
     Verdict.GRADER_ERROR: ("GRADER", "bold white on red"),
     Verdict.MISSING: ("MISSING", "dim red"),
 }
-# C0/C1 controls, and the invisible or bidi characters that could reorder or hide what a teacher reads.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
-
-
-def escape_controls(text: str) -> str:
-    # Lone surrogates (from a student's str) cannot be encoded for the terminal: show them as escapes too.
-    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
-    return _CONTROL.sub(_escape_one, text)
-
-
-def _escape_one(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+DIFF_STYLE = {"del": "green", "add": "red", "": "dim"}
 
 
 def literal(text: str, style: str = "") -> Text:
@@ -48,16 +37,6 @@ def literal(text: str, style: str = "") -> Text:
 def verdict_text(verdict: Verdict) -> Text:
     label, style = STYLE[verdict]
     return Text(label, style=style)
-
-
-def _time(outcome: Outcome) -> str:
-    if outcome.verdict == Verdict.SKIPPED or outcome.limit_seconds == 0:
-        return ""
-    return f"{outcome.cpu_seconds:.2f} / {outcome.limit_seconds:.2f} s"
-
-
-def _points(value: float) -> str:
-    return f"{value:g}"
 
 
 def tests_table(report: Report) -> Table:
@@ -73,8 +52,8 @@ def tests_table(report: Report) -> Table:
             name.append(" (hidden)", style="dim")
         if outcome.big:
             name.append(" (big)", style="dim")
-        table.add_row(str(number), name, verdict_text(outcome.verdict), _time(outcome),
-                      f"{_points(outcome.points)}/{_points(outcome.max_points)}")
+        table.add_row(str(number), name, verdict_text(outcome.verdict), cpu_time(outcome),
+                      f"{points(outcome.points)}/{points(outcome.max_points)}")
     return table
 
 
@@ -82,18 +61,18 @@ def failure_panel(number: int, outcome: Outcome) -> Panel:
     parts: list[object] = []
     if outcome.feedback:
         parts.append(literal(outcome.feedback))
-    if not outcome.hidden and outcome.verdict == Verdict.WRONG_ANSWER:
-        if outcome.details and "\n" in outcome.details:
-            parts.append(Text("difference (· is a space, → a tab):", style="dim"))
-            parts.append(_diff(outcome.details))
-        else:
-            side = Table.grid(padding=(0, 2))
-            side.add_column(style="green")
-            side.add_column(style="red")
-            side.add_row(Text("expected", style="bold"), Text("actual", style="bold"))
-            side.add_row(literal(outcome.expected or ""), literal(outcome.actual or "(nothing)"))
-            parts.append(side)
-    elif not outcome.hidden and outcome.details:
+    form = body_form(outcome)
+    if form == "diff":
+        parts.append(Text(DIFF_CAPTION, style="dim"))
+        parts.append(_diff(outcome.details))
+    elif form == "side":
+        side = Table.grid(padding=(0, 2))
+        side.add_column(style="green")
+        side.add_column(style="red")
+        side.add_row(Text("expected", style="bold"), Text("actual", style="bold"))
+        side.add_row(literal(outcome.expected or ""), literal(outcome.actual or NOTHING))
+        parts.append(side)
+    elif form == "details":
         parts.append(literal(outcome.details))
     _, style = STYLE[outcome.verdict]
     title = Text(f"{number}. ")
@@ -102,18 +81,13 @@ def failure_panel(number: int, outcome: Outcome) -> Panel:
 
 
 def _diff(details: str) -> Text:
-    lines = []
-    for line in details.splitlines():
-        style = "green" if line.startswith("-") and not line.startswith("---") else (
-            "red" if line.startswith("+") and not line.startswith("+++") else "dim")
-        lines.append(literal(line, style))
-    return Text("\n").join(lines)
+    return Text("\n").join(literal(line, DIFF_STYLE[part]) for part, line in diff_lines(details))
 
 
 def summary(report: Report) -> Text:
     failed = [o for o in report.outcomes if o.verdict != Verdict.PASSED]
     hidden_failed = sum(o.hidden for o in failed)
-    text = Text(f"Score {_points(report.score)}/{_points(report.max_score)}. ", style="bold")
+    text = Text(f"Score {points(report.score)}/{points(report.max_score)}. ", style="bold")
     if not failed and report.visible_only:
         text.append("All visible tests passed; the hidden tests run at grading time.", style="green")
     elif not failed:
@@ -124,7 +98,7 @@ def summary(report: Report) -> Text:
     return text
 
 
-class TerminalReporter:
+class TerminalReport(Output):
     def __init__(self, width: int | None = None, color: bool | None = None) -> None:
         self.width = width
         self.color = color

@@ -8,9 +8,11 @@ import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from grader.batch.gradebook import Gradebook, points
-from grader.batch.outputs.files import write_atomic
+from grader.batch.gradebook import Gradebook
 from grader.model import Outcome, Verdict
+from grader.outputs import Output
+from grader.outputs.files import write_atomic
+from grader.outputs.text import plain_body, points
 
 FILE = "junit.xml"
 FAILURES = {Verdict.WRONG_ANSWER, Verdict.MISSING, Verdict.RULE_VIOLATION}
@@ -46,7 +48,7 @@ def element(book: Gradebook) -> ET.Element:
                     counts[{"failure": "failures", "error": "errors", "skipped": "skipped"}[kind]] += 1
                     problem = ET.SubElement(case, kind, message=xml_text(outcome.feedback or str(outcome.verdict)),
                                             type=str(outcome.verdict))
-                    problem.text = xml_text(_body(outcome))
+                    problem.text = xml_text(plain_body(outcome))
         suite.attrib.update({name: str(count) for name, count in counts.items()}, time=f"{suite_seconds:.3f}")
         for name in totals:
             totals[name] += counts[name]
@@ -63,19 +65,9 @@ def _child(outcome: Outcome) -> str:
     return "failure" if outcome.verdict in FAILURES else "error"
 
 
-def _body(outcome: Outcome) -> str:
-    if outcome.hidden:
-        return ""  # a hidden test shows its name and verdict, nothing computed from its input
-    parts = []
-    if outcome.expected is not None and outcome.verdict == Verdict.WRONG_ANSWER:
-        parts += [f"expected:\n{outcome.expected}", f"actual:\n{outcome.actual or ''}"]
-    if outcome.details:
-        parts.append(outcome.details)
-    return "\n".join(parts)
-
-
-def write(book: Gradebook, out: Path) -> list[Path]:
-    tree = element(book)
-    ET.indent(tree)
-    text = ET.tostring(tree, encoding="unicode", xml_declaration=False)
-    return [write_atomic(out / FILE, '<?xml version="1.0" encoding="utf-8"?>\n' + text + "\n")]
+class JUnitXml(Output):
+    def write(self, book: Gradebook, folder: Path) -> list[Path]:
+        tree = element(book)
+        ET.indent(tree)
+        text = ET.tostring(tree, encoding="unicode", xml_declaration=False)
+        return [write_atomic(folder / FILE, '<?xml version="1.0" encoding="utf-8"?>\n' + text + "\n")]

@@ -1,0 +1,57 @@
+"""Every output of the grader, for one student or a whole class: a new format is one module (a subclass of
+Output) plus one line in OUTPUTS."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import import_module
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from grader.batch.gradebook import Gradebook
+    from grader.model import Report
+
+
+class Output:
+    """An output renders one student's Report to a stream (`grader check --format NAME`), writes a class's
+    Gradebook into a folder (`grader batch --outputs NAME`), or both: it overrides what its registry line
+    says it does."""
+
+    def render(self, report: Report, out: TextIO) -> None:
+        raise NotImplementedError(f"{type(self).__name__} renders no single report")
+
+    def write(self, book: Gradebook, folder: Path) -> list[Path]:
+        """Writes into `folder`; returns what a teacher opens (a file or a folder)."""
+        raise NotImplementedError(f"{type(self).__name__} writes no gradebook")
+
+
+@dataclass(frozen=True)
+class Entry:
+    where: str  # "module:class", imported on use: `--format json` never loads rich, the CLI starts without jinja2
+    report: bool = False  # offered by `grader check --format`
+    batch: bool = False  # offered by `grader batch --outputs`, in this order
+
+
+OUTPUTS: dict[str, Entry] = {
+    "csv": Entry("grader.outputs.csv_gradebook:CsvGradebook", batch=True),
+    "json": Entry("grader.outputs.json_report:JsonReport", report=True, batch=True),
+    "gradescope": Entry("grader.outputs.gradescope:GradescopeResults", batch=True),
+    "junit": Entry("grader.outputs.junit:JUnitXml", batch=True),
+    "html": Entry("grader.outputs.html:HtmlPages", batch=True),
+    "terminal": Entry("grader.outputs.terminal:TerminalReport", report=True),
+}
+
+
+def report_formats() -> list[str]:
+    return [name for name, entry in OUTPUTS.items() if entry.report]
+
+
+def batch_outputs() -> tuple[str, ...]:
+    return tuple(name for name, entry in OUTPUTS.items() if entry.batch)
+
+
+def output(name: str) -> Output:
+    module, _, cls = OUTPUTS[name].where.partition(":")
+    return getattr(import_module(module), cls)()  # type: ignore[no-any-return]

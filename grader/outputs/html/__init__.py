@@ -1,0 +1,50 @@
+"""html/index.html (the class: score histogram and per-test pass rates as inline SVG, a sortable table) and
+html/students/<student>.html (each test's verdict, feedback and diff). jinja2 with autoescape: student
+text is always escaped; the templates are the .j2 files of this folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
+from grader.batch.gradebook import Gradebook, file_name_for, histogram, pass_rates
+from grader.model import Verdict
+from grader.outputs import Output
+from grader.outputs.files import swapped_folder, write_atomic
+from grader.outputs.text import DIFF_CAPTION, NOTHING, body_form, cpu_time, diff_lines, escape_controls, points
+
+FOLDER = "html"
+TEMPLATES = Path(__file__).resolve().parent
+
+
+def environment() -> Environment:
+    env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=True, undefined=StrictUndefined,
+                      trim_blocks=True, lstrip_blocks=True)
+    env.filters["points"] = points
+    env.filters["visible"] = escape_controls  # control characters a student printed, shown as \xNN
+    env.globals.update(verdict_class=verdict_class, cpu_time=cpu_time, body_form=body_form, diff_lines=diff_lines,
+                       diff_caption=DIFF_CAPTION, nothing=NOTHING)
+    return env
+
+
+def verdict_class(verdict: Verdict | str) -> str:
+    """The CSS class of a verdict: passed, failed, skipped or missing."""
+    verdict = Verdict(verdict)
+    if verdict in (Verdict.PASSED, Verdict.SKIPPED, Verdict.MISSING):
+        return str(verdict)
+    return "failed"
+
+
+class HtmlPages(Output):
+    def write(self, book: Gradebook, folder: Path) -> list[Path]:
+        env = environment()
+        pages = {student: f"students/{file_name_for(student)}.html" for student in book.students}
+        with swapped_folder(folder / FOLDER) as building:
+            (building / "students").mkdir()
+            write_atomic(building / "index.html", env.get_template("batch_class.html.j2").render(
+                book=book, pages=pages, bins=histogram(book), rates=pass_rates(book)))
+            student_page = env.get_template("batch_student.html.j2")
+            for student in book.students:
+                write_atomic(building / pages[student], student_page.render(book=book, student=student))
+        return [folder / FOLDER / "index.html"]

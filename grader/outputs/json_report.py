@@ -1,0 +1,89 @@
+"""The versioned JSON other tools read, fields fixed by contract and only ever extended: one student's report
+(`grader check --format json`) and grades.json, the whole gradebook with each test as the report writes it."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, TextIO
+
+from grader.model import Outcome, Report
+from grader.outputs import Output
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from grader.batch.gradebook import Cell, Gradebook
+
+VERSION = 1  # of the report, and of grades.json
+FILE = "grades.json"
+
+
+def test_entry(outcome: Outcome) -> dict[str, object]:
+    entry: dict[str, object] = {
+        "name": outcome.test,
+        "hidden": outcome.hidden,
+        "big": outcome.big,
+        "verdict": str(outcome.verdict),
+        "points": outcome.points,
+        "max_points": outcome.max_points,
+        "feedback": outcome.feedback,
+        "cpu_seconds": round(outcome.cpu_seconds, 4),
+        "limit_seconds": outcome.limit_seconds,
+    }
+    if not outcome.hidden:  # a hidden test never carries its input, expected value or the output
+        entry.update(expected=outcome.expected, actual=outcome.actual, details=outcome.details)
+    return entry
+
+
+def as_json(report: Report) -> dict[str, object]:
+    return {
+        "version": VERSION,
+        "exercise": report.exercise,
+        "submission": report.submission,
+        "verdict": str(report.verdict),
+        "score": report.score,
+        "max_score": report.max_score,
+        "tests": [test_entry(o) for o in report.outcomes],
+        "isolation": report.isolation,
+        "visible_only": report.visible_only,
+    }
+
+
+def gradebook_json(book: Gradebook) -> dict[str, object]:
+    return {
+        "version": VERSION,
+        "grader_version": book.grader_version,
+        "max_total": book.max_total,
+        "exercises": [{"id": e.id, "title": e.title, "kind": e.kind, "max_score": e.max_score, "tests": e.tests}
+                      for e in book.exercises],
+        "students": [{"student": student, "total": book.total(student),
+                      "exercises": {cell.exercise: _cell(cell) for cell in book.row(student) if cell}}
+                     for student in book.students],
+    }
+
+
+def _cell(cell: Cell) -> dict[str, object]:
+    return {
+        "file": cell.file,
+        "verdict": str(cell.verdict),
+        "score": cell.score,
+        "max_score": cell.report.max_score,
+        "submission_hash": cell.submission_hash,
+        "cpu_seconds": round(cell.cpu_seconds, 4),
+        "tests": [test_entry(o) for o in cell.report.outcomes],
+    }
+
+
+class JsonReport(Output):
+    # ensure_ascii, in both: escape sequences and odd bytes in student output stay inert \u escapes.
+    def render(self, report: Report, out: TextIO) -> None:
+        json.dump(as_json(report), out, indent=2, ensure_ascii=True)
+        out.write("\n")
+
+    def write(self, book: Gradebook, folder: Path) -> list[Path]:
+        from grader.outputs.files import write_atomic  # here: its shutil is of no use to a check
+
+        # Compact, because json only encodes in C without indent: a class's file is large (`python -m
+        # json.tool` indents it).
+        text = json.dumps(gradebook_json(book), ensure_ascii=True, separators=(",", ":")) + "\n"
+        return [write_atomic(folder / FILE, text)]
