@@ -4,6 +4,7 @@ the references do not have, with the regions that match."""
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from grader.similarity.tokens import Token, normalised_tokens
@@ -20,10 +21,7 @@ class Document:
     fingerprint: Fingerprint
     own: dict[int, list[int]]  # the winnowed hashes the boilerplate does not have -> their positions
     boilerplate_tokens: set[int]  # positions of tokens inside a k-gram of the starter or a reference
-
-    @property
-    def own_token_count(self) -> int:
-        return len(self.fingerprint.tokens) - len(self.boilerplate_tokens)
+    own_tokens: int  # tokens that the own fingerprints cover: what a match can cover at most
 
 
 @dataclass(frozen=True)
@@ -39,7 +37,7 @@ class Pair:
     exercise: str
     a: Document
     b: Document
-    score: float  # the share of both files' own tokens that lie in a matched region, in [0, 1]
+    score: float  # the share of both files' own fingerprinted tokens that the other file has too, in [0, 1]
     regions: tuple[Region, ...]
 
 
@@ -54,20 +52,20 @@ def boilerplate_hashes(sources: list[str], k: int = K) -> set[int]:
 
 def document(student: str, file: str, source: str, boilerplate: set[int], k: int = K) -> Document:
     fingerprint = Fingerprint.of(normalised_tokens(source), k)
-    covered = {i for start, value in enumerate(fingerprint.hashes) if value in boilerplate
-               for i in range(start, start + k)}
+    inherited = {i for start, value in enumerate(fingerprint.hashes) if value in boilerplate
+                 for i in range(start, start + k)}
     own = {value: positions for value, positions in fingerprint.selected.items() if value not in boilerplate}
-    return Document(student, file, source, fingerprint, own, covered)
+    coverable = len(_covered(own, own.keys(), inherited, k))
+    return Document(student, file, source, fingerprint, own, inherited, coverable)
 
 
 def compare(exercise: str, a: Document, b: Document, k: int = K) -> Pair:
     shared = a.own.keys() & b.own.keys()
-    total = a.own_token_count + b.own_token_count
-    if not shared or total <= 0:
+    if not shared:
         return Pair(exercise, a, b, 0.0, ())
-    covered_a = _covered(a, shared, k)
-    covered_b = _covered(b, shared, k)
-    score = min(1.0, (len(covered_a) + len(covered_b)) / total)
+    covered = (len(_covered(a.own, shared, a.boilerplate_tokens, k))
+               + len(_covered(b.own, shared, b.boilerplate_tokens, k)))
+    score = min(1.0, covered / (a.own_tokens + b.own_tokens))
     return Pair(exercise, a, b, score, _regions(a, b, shared, k))
 
 
@@ -77,8 +75,9 @@ def all_pairs(exercise: str, documents: list[Document], k: int = K) -> list[Pair
     return sorted(pairs, key=lambda p: (-p.score, p.a.student, p.b.student))
 
 
-def _covered(doc: Document, shared: set[int], k: int) -> set[int]:
-    return {i for value in shared for start in doc.own[value] for i in range(start, start + k)} - doc.boilerplate_tokens
+def _covered(own: dict[int, list[int]], chosen: Iterable[int], boilerplate: set[int], k: int) -> set[int]:
+    """The tokens of the chosen fingerprints' k-grams, less the starter's and the references'."""
+    return {i for value in chosen for start in own[value] for i in range(start, start + k)} - boilerplate
 
 
 def _regions(a: Document, b: Document, shared: set[int], k: int) -> tuple[Region, ...]:
