@@ -94,7 +94,14 @@ def _regions(a: Document, b: Document, shared: set[int], k: int) -> tuple[Region
         last = (offset, pa)
     regions = {Region(_lines(a.fingerprint.tokens, run[0][0], run[-1][0] + k),
                       _lines(b.fingerprint.tokens, run[0][1], run[-1][1] + k)) for run in runs}
-    return tuple(sorted(regions, key=lambda r: (r.a_lines, r.b_lines)))
+    # A line repeated inside a region (three .append()s in a row) also matches its neighbours: not news.
+    kept = [r for r in regions if not any(o != r and _within(r.a_lines, o.a_lines) and _within(r.b_lines, o.b_lines)
+                                          for o in regions)]
+    return tuple(sorted(kept, key=lambda r: (r.a_lines, r.b_lines)))
+
+
+def _within(inner: tuple[int, int], outer: tuple[int, int]) -> bool:
+    return outer[0] <= inner[0] and inner[1] <= outer[1]
 
 
 def _lines(tokens: list[Token], start: int, end: int) -> tuple[int, int]:
