@@ -10,7 +10,7 @@ import pytest
 from grader.batch.discover import NameRule, discover
 from grader.course import Course
 from grader.similarity.analysis import Similarity, analyse
-from grader.similarity.compare import document
+from grader.similarity.compare import compare, document
 from tests.similarity.classroom import INDEPENDENT, PLANTED, write_class
 from tests.similarity.starter import BODIES, STARTER, with_body, write_course
 
@@ -72,8 +72,6 @@ def test_the_starter_code_alone_makes_no_two_files_alike(tmp_path: Path) -> None
     assert pair.score < 0.1, pair.score
     # Not because the two are far apart anyway: with nothing subtracted, the starter makes them close.
     unsubtracted = [document(name, "tally-words.py", with_body(body), set()) for name, body in BODIES.items()]
-    from grader.similarity.compare import compare
-
     assert compare("tally-words", *unsubtracted).score > 0.5
 
 
