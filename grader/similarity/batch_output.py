@@ -1,0 +1,22 @@
+"""similarity/ for `grader batch --outputs similarity`: the same report as `grader similar`, on the files the
+batch graded. Unlike the other outputs it reads the files themselves, which the database does not hold."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from grader.batch.discover import ClassFolder, Found
+from grader.batch.gradebook import Gradebook
+from grader.model import Exercise
+from grader.similarity import html
+from grader.similarity.analysis import analyse
+
+
+def write(book: Gradebook, out: Path, *, submissions: Path, exercises: list[Exercise]) -> list[Path]:
+    """`submissions` is the class folder the cells' files are relative to; `exercises` give the starters
+    and the reference folders to subtract."""
+    graded = {row.id for row in book.exercises}
+    found = {key: Found(cell.student, cell.exercise, submissions / cell.file if cell.file else None)
+             for key, cell in book.cells.items()}
+    folder = ClassFolder(submissions, list(book.students), found)
+    return html.write(analyse(folder, [e for e in exercises if e.id in graded]), out)
