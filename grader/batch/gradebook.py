@@ -5,10 +5,10 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, replace
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
 from grader.batch.store import ExerciseRow, Store
-from grader.model import Report, Verdict
+from grader.model import Exercise, Report, Verdict
 
 BINS = 10
 
@@ -35,6 +35,9 @@ class Gradebook:
     exercises: list[ExerciseRow]
     students: list[str]
     cells: dict[tuple[str, str], Cell]
+    # Where the graded files are, for outputs that read them (similarity): set by the batch that wrote it.
+    submissions: Path | None = None
+    specs: tuple[Exercise, ...] = ()
 
     @classmethod
     def load(cls, store: Store) -> Gradebook:

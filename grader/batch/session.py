@@ -8,7 +8,7 @@ import os
 import time
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -45,7 +45,7 @@ class Options:
     cluster: str | None = None  # tcp://HOST:PORT or local:N
     rule: NameRule = field(default_factory=NameRule)
     only: tuple[str, ...] = ()  # exercise ids; empty: every exercise some student handed in
-    outputs: tuple[str, ...] = field(default_factory=batch_outputs)
+    outputs: tuple[str, ...] = field(default_factory=lambda: batch_outputs(defaults_only=True))
     run_all: bool = False
     regrade: bool = False
 
@@ -159,6 +159,7 @@ class Batch:
 
     def write_outputs(self, book: Gradebook) -> list[Path]:
         written: list[Path] = []
+        book = replace(book, submissions=self.options.submissions, specs=tuple(self.plan.exercises))
         for name in self.options.outputs:
             written += output(name).write(book, self.options.out)
         return written

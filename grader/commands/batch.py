@@ -45,8 +45,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
                              "ignored), {ext} py (txt for predict), * and ? wildcards (default: {id}.{ext})")
     parser.add_argument("--only", metavar="ID", action="append", default=None,
                         help="grade only this exercise (repeatable; default: every exercise someone handed in)")
-    parser.add_argument("--outputs", metavar="LIST", type=_outputs, default=batch_outputs(),
-                        help=f"comma-separated, from {','.join(batch_outputs())} (default: all)")
+    parser.add_argument("--outputs", metavar="LIST", type=_outputs, default=batch_outputs(defaults_only=True),
+                        help=f"comma-separated, from {','.join(batch_outputs())} "
+                             f"(default: {','.join(batch_outputs(defaults_only=True))})")
     parser.add_argument("--all", action="store_true", help="run big tests even after a small test failed")
     parser.add_argument("--regrade", action="store_true", help="grade everything again, ignoring stored results")
     parser.set_defaults(run=run_batch, parser=parser)

@@ -55,8 +55,7 @@ def run_similar(args: argparse.Namespace) -> int:
     from grader.batch.discover import NameRule, discover
     from grader.course import Course
     from grader.errors import UsageError
-    from grader.model import Kind
-    from grader.reporters.terminal import escape_controls
+    from grader.outputs.text import escape_controls
     from grader.similarity.analysis import THRESHOLD, analyse, comparable
 
     course = Course.at(args.exercises)
@@ -69,7 +68,7 @@ def run_similar(args: argparse.Namespace) -> int:
     folder = discover(args.submissions, exercises, NameRule(tuple(args.match)) if args.match else NameRule())
     if not args.exercise:
         handed_in = folder.handed_in()
-        exercises = [e for e in exercises if e.id in handed_in and e.kind != Kind.PREDICT]
+        exercises = [e for e in comparable(exercises) if e.id in handed_in]
         if not exercises:
             raise UsageError(f"no file in the student folders of {folder.root} answers a code exercise of "
                              f"{course.exercises_dir} (files are named <exercise-id>.py, or see --match)")

@@ -32,6 +32,7 @@ class Entry:
     where: str  # "module:class", imported on use: `--format json` never loads rich, the CLI starts without jinja2
     report: bool = False  # offered by `grader check --format`
     batch: bool = False  # offered by `grader batch --outputs`, in this order
+    default: bool = True  # written by a batch that names no --outputs
 
 
 OUTPUTS: dict[str, Entry] = {
@@ -41,6 +42,7 @@ OUTPUTS: dict[str, Entry] = {
     "junit": Entry("grader.outputs.junit:JUnitXml", batch=True),
     "html": Entry("grader.outputs.html:HtmlPages", batch=True),
     "terminal": Entry("grader.outputs.terminal:TerminalReport", report=True),
+    "similarity": Entry("grader.similarity.batch_output:SimilarityReport", batch=True, default=False),
 }
 
 
@@ -48,8 +50,8 @@ def report_formats() -> list[str]:
     return [name for name, entry in OUTPUTS.items() if entry.report]
 
 
-def batch_outputs() -> tuple[str, ...]:
-    return tuple(name for name, entry in OUTPUTS.items() if entry.batch)
+def batch_outputs(defaults_only: bool = False) -> tuple[str, ...]:
+    return tuple(name for name, entry in OUTPUTS.items() if entry.batch and (entry.default or not defaults_only))
 
 
 def output(name: str) -> Output:

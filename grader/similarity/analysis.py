@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.batch.discover import ClassFolder
-from grader.model import Exercise, Kind
+from grader.kinds import kind_of
+from grader.model import Exercise
 from grader.similarity.compare import Document, Pair, all_pairs, boilerplate_hashes, document
 
 THRESHOLD = 0.5  # a pair at or above it joins a group; below it, it is only listed
@@ -41,7 +42,7 @@ class Similarity:
 
 def comparable(exercises: list[Exercise]) -> list[Exercise]:
     """A predict exercise's answers are program outputs, meant to be the same: nothing to compare."""
-    return [e for e in exercises if e.kind != Kind.PREDICT]
+    return [e for e in exercises if kind_of(e.kind).runs_code]  # a prediction is typed lines, not code
 
 
 def analyse(folder: ClassFolder, exercises: list[Exercise], threshold: float = THRESHOLD) -> Similarity:

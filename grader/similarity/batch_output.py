@@ -8,8 +8,16 @@ from pathlib import Path
 from grader.batch.discover import ClassFolder, Found
 from grader.batch.gradebook import Gradebook
 from grader.model import Exercise
+from grader.outputs import Output
 from grader.similarity import html
 from grader.similarity.analysis import analyse
+
+
+class SimilarityReport(Output):
+    def write(self, book: Gradebook, folder: Path) -> list[Path]:
+        if book.submissions is None:
+            raise ValueError("the similarity report needs the batch's class folder")
+        return write(book, folder, submissions=book.submissions, exercises=list(book.specs))
 
 
 def write(book: Gradebook, out: Path, *, submissions: Path, exercises: list[Exercise]) -> list[Path]:

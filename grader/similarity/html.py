@@ -8,8 +8,8 @@ from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-from grader.batch.outputs.files import swapped_folder, write_atomic
-from grader.reporters.terminal import escape_controls
+from grader.outputs.files import swapped_folder, write_atomic
+from grader.outputs.text import escape_controls
 from grader.similarity.analysis import Similarity
 from grader.similarity.compare import Document, Pair
 

@@ -30,3 +30,13 @@ def test_a_batch_gradebook_gives_the_same_ranking_as_grader_similar(tmp_path: Pa
     alone = run_cli("similar", root, "--format", "json").json()["pairs"]
     assert [(row[2], row[3]) for row in rows if row[4] != "0%"] == [(p["a"], p["b"]) for p in alone]
     assert rows[0][2:5] == ["original", "renamed", "100%"]
+
+
+def test_batch_writes_the_similarity_report_when_asked_and_not_by_default(tmp_path: Path) -> None:
+    root = write_class(tmp_path / "class", {name: PLANTED[name] for name in ("original", "renamed")})
+    asked = run_cli("batch", root, "--out", tmp_path / "asked", "--outputs", "json,similarity", "--workers", "2")
+    assert asked.returncode == 0, asked.stderr
+    assert (tmp_path / "asked" / "similarity" / "index.html").is_file()
+    plain = run_cli("batch", root, "--out", tmp_path / "plain", "--workers", "2")
+    assert plain.returncode == 0, plain.stderr
+    assert not (tmp_path / "plain" / "similarity").exists()
