@@ -3,22 +3,15 @@ whole. A leaf: it imports nothing from the grader, so anything may use it."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import pickle
 from pathlib import Path
 
-try:  # CPython's own SHA-256, the same digests as hashlib's without its loading of OpenSSL (~5 ms of every start)
-    from _sha256 import sha256  # Python 3.11
-except ImportError:  # pragma: no cover - 3.12 renamed it; a build without it has hashlib's
-    try:
-        from _sha2 import sha256
-    except ImportError:
-        from hashlib import sha256
 
-
-def key_hash(data: bytes = b"") -> sha256:
-    """A fresh SHA-256 for a cache key: the keys that hashlib.sha256 gave, so kept calibrations stay found."""
-    return sha256(data)
+def key_hash(data: bytes = b"") -> hashlib._Hash:
+    """A fresh SHA-256 for a cache key (a kept calibration is named by its digest)."""
+    return hashlib.sha256(data)
 
 
 def cache_dir() -> Path:
