@@ -6,19 +6,11 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from enum import IntEnum
 from typing import NoReturn
 
 from grader.commands import COMMANDS
 from grader.errors import SpecError, UsageError
-
-
-class ExitCode(IntEnum):
-    OK = 0
-    TESTS_FAILED = 1
-    USAGE_ERROR = 2
-    SPEC_ERROR = 3
-    INTERNAL_ERROR = 4
+from grader.exit_codes import ExitCode
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -31,12 +23,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None) -> ExitCode:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser()
     args = parser.parse_args(argv)  # exits with status 2 and a usage message on a bad command line
     try:
-        return int(args.run(args))
+        return ExitCode(args.run(args))
     except UsageError as error:
         _parser_of(parser, args.command).print_usage(sys.stderr)
         print(f"error: {error}", file=sys.stderr)
@@ -49,7 +41,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return ExitCode.SPEC_ERROR
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
-        return 130
+        return ExitCode.INTERRUPTED
     except BrokenPipeError:
         return ExitCode.OK
     except Exception as error:  # noqa: BLE001 - a bug in the grader: say so plainly, exit 4

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from grader.cli import build_parser
+from grader.cli import build_parser, main
 from grader.commands import authoring
 from grader.commands.student import run_check
+from grader.exit_codes import ExitCode
 from grader.model import Kind
 from tests.conftest import run_cli
 
@@ -76,3 +77,9 @@ def test_every_command_shows_its_own_help(command: str) -> None:
     result = run_cli(command, "--help")
     assert result.returncode == 0
     assert result.stdout.startswith(f"usage: grader {command}")
+
+
+def test_commands_answer_with_an_exit_code_member(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["list"]) is ExitCode.OK
+    assert main(["check", "count-queens", "no-such-file.py"]) is ExitCode.USAGE_ERROR
+    capsys.readouterr()
