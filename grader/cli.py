@@ -1,12 +1,11 @@
-"""Command line: argv -> a command -> an exit code. The only module that touches argv and exit codes."""
+"""Command line: argv -> a command -> an exit code. The only module that reads argv; grader/__main__.py runs
+it as the `grader` process."""
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
 
 from grader.commands import COMMANDS
 from grader.errors import SpecError, UsageError
@@ -59,19 +58,3 @@ def _parser_of(parser: argparse.ArgumentParser, command: str) -> argparse.Argume
     commands = next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)  # noqa: SLF001
     return commands.choices.get(command, parser) if commands else parser  # type: ignore[no-any-return]
 
-
-def run() -> NoReturn:
-    """The `grader` command: main(), then out at once. main() has closed all it opened (sandboxes, the
-    database, workers); tearing the interpreter down as well (every module, every object) is pure CPU,
-    tens of milliseconds of each `grader check` here (BENCHMARKS.md)."""
-    code = main()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):  # a closed pipe: nothing more can reach it
-            pass
-    os._exit(code)
-
-
-if __name__ == "__main__":
-    run()
