@@ -1,33 +1,17 @@
-"""What the grader computes once and keeps on disk, and where: the cache folder, and loaded exercises.
-
-A loaded exercise is kept as a pickle keyed by the spec's bytes, its path and the loader's own source, so
-`grader check` skips importing and running the YAML parser (~30 ms of every start) while the spec is
-unchanged. A spec with problems is never cached: its errors are reported at every load."""
+"""What the grader computes once and keeps on disk, and where: the cache folder, its keys, and files written
+whole. A leaf: it imports nothing from the grader, so anything may use it."""
 
 from __future__ import annotations
 
-import functools
+import hashlib
 import os
 import pickle
 from pathlib import Path
 
-from grader.model import Exercise
 
-try:  # CPython's own SHA-256, the same digests as hashlib's without its loading of OpenSSL (~5 ms of every start)
-    from _sha256 import sha256  # Python 3.11
-except ImportError:  # pragma: no cover - 3.12 renamed it; a build without it has hashlib's
-    try:
-        from _sha2 import sha256
-    except ImportError:
-        from hashlib import sha256
-
-# The modules whose code decides what a spec loads as: a change to any of them is a new key.
-_LOADER_SOURCES = ("spec.py", "model.py", "checkers.py", "errors.py")
-
-
-def key_hash(data: bytes = b"") -> sha256:
-    """A fresh SHA-256 for a cache key: the keys that hashlib.sha256 gave, so kept calibrations stay found."""
-    return sha256(data)
+def key_hash(data: bytes = b"") -> hashlib._Hash:
+    """A fresh SHA-256 for a cache key (a kept calibration is named by its digest)."""
+    return hashlib.sha256(data)
 
 
 def cache_dir() -> Path:
@@ -36,31 +20,6 @@ def cache_dir() -> Path:
     path = Path(root)
     path.mkdir(mode=0o700, parents=True, exist_ok=True)
     return path
-
-
-def load_exercise(path: Path) -> Exercise:
-    """The exercise in the spec at `path`, from the cache when its content was loaded before."""
-    digest = key_hash(_loader_source() + str(path.resolve()).encode() + b"\0")
-    try:
-        digest.update(path.read_bytes())
-    except OSError:
-        pass  # the loader reports it
-    cached = cache_dir() / "exercises" / f"{digest.hexdigest()}.pickle"
-    exercise = read_pickle(cached)
-    if isinstance(exercise, Exercise):
-        return exercise
-    from grader.spec import load_exercise as load_spec  # YAML only when the cache cannot answer
-
-    exercise = load_spec(path)
-    cached.parent.mkdir(mode=0o700, exist_ok=True)
-    write_pickle(cached, exercise)
-    return exercise
-
-
-@functools.cache  # read once per process, however many specs it loads
-def _loader_source() -> bytes:
-    here = Path(__file__).parent
-    return b"".join((here / name).read_bytes() for name in _LOADER_SOURCES)
 
 
 def read_pickle(path: Path) -> object | None:
@@ -78,7 +37,12 @@ def write_pickle(path: Path, value: object) -> None:
 
 
 def write_atomically(path: Path, data: bytes) -> None:
-    """Write `path` whole: a parallel grader never reads half a file."""
-    temporary = path.with_suffix(f".{os.getpid()}.tmp")
-    temporary.write_bytes(data)
-    os.replace(temporary, path)
+    """Write `path` whole: a parallel grader or a reader never sees half a file. The temporary file is
+    hidden beside it (the same file system, so the rename is atomic) and named per process."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        temporary.write_bytes(data)
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise

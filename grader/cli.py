@@ -1,89 +1,33 @@
-"""Command line: argv -> a command -> an exit code. The only module that touches argv and exit codes."""
+"""Command line: argv -> a command -> an exit code. The only module that reads argv; grader/__main__.py runs
+it as the `grader` process."""
 
 from __future__ import annotations
 
 import argparse
-import functools
-import os
 import sys
-from collections.abc import Callable, Sequence
-from enum import IntEnum
-from typing import NoReturn
+from collections.abc import Sequence
 
 from grader.commands import COMMANDS
 from grader.errors import SpecError, UsageError
+from grader.exit_codes import ExitCode
 
 
-class ExitCode(IntEnum):
-    OK = 0
-    TESTS_FAILED = 1
-    USAGE_ERROR = 2
-    SPEC_ERROR = 3
-    INTERNAL_ERROR = 4
-
-
-def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
-    """The whole command line; given argv, only the command it names is built (building all of them costs
-    ~15 ms at every start, most of it argparse looking up translations). `grader --help` lists them all."""
-    parser = argparse.ArgumentParser(prog="grader", description="Grade Python exercises in a sandbox.",
-                                     formatter_class=_formatter())
+def build_parser() -> argparse.ArgumentParser:
+    """The whole command line: every command with its options."""
+    parser = argparse.ArgumentParser(prog="grader", description="Grade Python exercises in a sandbox.")
     parser.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    words = list(argv or ())
-    named = [word for word in words if not word.startswith("-")][:1]
-    if named and {"-h", "--help"} & set(words[: words.index(named[0])]):
-        named = []  # `grader --help check`: the help of the whole command line
-    only = _OnlyCommand(subparsers, named[0]) if named else subparsers
     for command in COMMANDS:
-        command.add_parser(only)
-    if named and named[0] not in subparsers.choices:  # a typo: the full parser says what exists
-        return build_parser()
+        command.add_parser(subparsers)
     return parser
 
 
-class _OnlyCommand:
-    """Stands in for the subparsers: builds the command named on the command line, and hands back an
-    options-less stand-in for every other."""
-
-    def __init__(self, subparsers: argparse._SubParsersAction, name: str) -> None:  # type: ignore[type-arg]
-        self.subparsers, self.name = subparsers, name
-
-    def add_parser(self, name: str, **kwargs: object) -> object:
-        if name == self.name:
-            kwargs["formatter_class"] = _formatter(kwargs.get("formatter_class", argparse.HelpFormatter))  # type: ignore[arg-type]
-            return self.subparsers.add_parser(name, **kwargs)
-        return _Unused()
-
-
-def _formatter(layout: type[argparse.HelpFormatter] = argparse.HelpFormatter) -> Callable[..., argparse.HelpFormatter]:
-    """`layout` at the width argparse would pick (the terminal's, less 2), read here: left to find it, argparse
-    imports shutil (with bz2 and lzma, ~3 ms of every start) for each option it adds."""
-    try:
-        columns = int(os.environ["COLUMNS"])  # what shutil.get_terminal_size() reads first, then stdout
-    except (KeyError, ValueError):
-        try:
-            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
-        except (AttributeError, ValueError, OSError):
-            columns = 0
-    return functools.partial(layout, width=(columns or 80) - 2)
-
-
-class _Unused:
-    """A parser whose options nobody will parse."""
-
-    def add_argument(self, *args: object, **kwargs: object) -> None:
-        pass
-
-    def set_defaults(self, **kwargs: object) -> None:
-        pass
-
-
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None) -> ExitCode:
     argv = sys.argv[1:] if argv is None else list(argv)
-    parser = build_parser(argv)
+    parser = build_parser()
     args = parser.parse_args(argv)  # exits with status 2 and a usage message on a bad command line
     try:
-        return int(args.run(args))
+        return ExitCode(args.run(args))
     except UsageError as error:
         _parser_of(parser, args.command).print_usage(sys.stderr)
         print(f"error: {error}", file=sys.stderr)
@@ -96,7 +40,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return ExitCode.SPEC_ERROR
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
-        return 130
+        return ExitCode.INTERRUPTED
     except BrokenPipeError:
         return ExitCode.OK
     except Exception as error:  # noqa: BLE001 - a bug in the grader: say so plainly, exit 4
@@ -114,19 +58,3 @@ def _parser_of(parser: argparse.ArgumentParser, command: str) -> argparse.Argume
     commands = next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)  # noqa: SLF001
     return commands.choices.get(command, parser) if commands else parser  # type: ignore[no-any-return]
 
-
-def run() -> NoReturn:
-    """The `grader` command: main(), then out at once. main() has closed all it opened (sandboxes, the
-    database, workers); tearing the interpreter down as well (every module, every object) is pure CPU,
-    tens of milliseconds of each `grader check` here (BENCHMARKS.md)."""
-    code = main()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):  # a closed pipe: nothing more can reach it
-            pass
-    os._exit(code)
-
-
-if __name__ == "__main__":
-    run()

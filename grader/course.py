@@ -1,17 +1,24 @@
-"""A course folder: exercises/*.yaml with reference/ beside it; finds and loads exercises by id."""
+"""A course folder: exercises/*.yaml with reference/ beside it; finds and loads exercises by id.
+
+A loaded exercise is kept as a pickle keyed by the spec's bytes, its path and the loader's own source, so
+`grader check` skips importing and running the YAML parser while the spec is unchanged. A spec with
+problems is never kept: its errors are reported at every load."""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.cache import cache_dir, key_hash, read_pickle, write_pickle
 from grader.calibration import with_calibrated_limits
 from grader.errors import SpecError, UsageError
-from grader.cache import cache_dir, load_exercise
 from grader.model import Exercise
 
 BUNDLED_EXERCISES = Path(__file__).resolve().parent.parent / "exercises"
 STUDENT_BUNDLE_MARKER = ".student-bundle"  # written by `grader export --student` into the exercises folder
+# The modules whose code decides what a spec loads as: a change to any of them is a new key.
+_LOADER_SOURCES = ("spec.py", "model.py", "checkers.py", "errors.py")
 
 
 @dataclass(frozen=True)
@@ -73,3 +80,28 @@ class Course:
     def private_paths(self, *extra: Path) -> tuple[Path, ...]:
         """Folders a submission must never see: specs, references, the expected-value cache, and `extra`."""
         return (self.exercises_dir, self.reference_root, cache_dir(), *extra)
+
+
+def load_exercise(path: Path) -> Exercise:
+    """The exercise in the spec at `path`, as written, from the cache when its content was loaded before."""
+    digest = key_hash(_loader_source() + str(path.resolve()).encode() + b"\0")
+    try:
+        digest.update(path.read_bytes())
+    except OSError:
+        pass  # the loader reports it
+    cached = cache_dir() / "exercises" / f"{digest.hexdigest()}.pickle"
+    exercise = read_pickle(cached)
+    if isinstance(exercise, Exercise):
+        return exercise
+    from grader.spec import load_exercise as load_spec  # YAML only when the cache cannot answer
+
+    exercise = load_spec(path)
+    cached.parent.mkdir(mode=0o700, exist_ok=True)
+    write_pickle(cached, exercise)
+    return exercise
+
+
+@functools.cache  # read once per process, however many specs it loads
+def _loader_source() -> bytes:
+    here = Path(__file__).parent
+    return b"".join((here / name).read_bytes() for name in _LOADER_SOURCES)

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from grader.exit_codes import ExitCode
 from grader.kinds import KINDS
 
 if TYPE_CHECKING:  # the heavy modules are imported by the commands that use them: start-up stays short
@@ -94,7 +95,7 @@ def run_validate(args: argparse.Namespace) -> int:
         render_validation(validation, console)
         validations.append(validation)
     render_summary(validations, time.monotonic() - started, console)
-    return 0 if all(v.ok for v in validations) else 1
+    return ExitCode.OK if all(v.ok for v in validations) else ExitCode.TESTS_FAILED
 
 
 def _validations(course: Course, exercises: list[Exercise], recalibrate: bool, jobs: int) -> Iterator[ExerciseValidation]:
@@ -146,7 +147,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
             continue
         console.print(calibration_table(calibration, {t.name for t in exercise.tests if t.big}))
         console.print()
-    return 1 if failed else 0
+    return ExitCode.TESTS_FAILED if failed else ExitCode.OK
 
 
 def run_import(args: argparse.Namespace) -> int:
@@ -165,13 +166,13 @@ def run_import(args: argparse.Namespace) -> int:
         count = len(error.problems)
         console.print(Text(f"{count} problem{'s' if count != 1 else ''} in the lesson; nothing was written",
                            style="bold red"))
-        return 3
+        return ExitCode.SPEC_ERROR
     console = _console()
     for exercise in written:
         console.print(f"wrote {exercise.spec} and {exercise.reference}")
     ids = " ".join(exercise.id for exercise in written)
     console.print(Text(f"Next: grader validate --exercises {course_dir} {ids}", style="bold"))
-    return 0
+    return ExitCode.OK
 
 
 def run_export(args: argparse.Namespace) -> int:
@@ -187,7 +188,7 @@ def run_export(args: argparse.Namespace) -> int:
     for line in bundle.lines():
         console.print(line)
     console.print(Text(f"Students run: grader check ID FILE --exercises {bundle.exercises_dir}", style="bold"))
-    return 0
+    return ExitCode.OK
 
 
 def run_new(args: argparse.Namespace) -> int:
@@ -203,4 +204,4 @@ def run_new(args: argparse.Namespace) -> int:
         console.print(f"wrote {path}")
     console.print(Text(f"Fill in every TODO, then: grader validate --exercises {exercises_dir} {args.id}",
                        style="bold"))
-    return 0
+    return ExitCode.OK

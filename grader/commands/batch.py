@@ -10,6 +10,7 @@ from types import FrameType
 
 from typing import TYPE_CHECKING
 
+from grader.exit_codes import ExitCode
 from grader.outputs import batch_outputs
 
 if TYPE_CHECKING:  # the batch machinery is imported when a batch runs: every other command starts faster
@@ -116,7 +117,7 @@ def run_batch(args: argparse.Namespace) -> int:
             tally = batch.tally
             err.print(f"interrupted: {tally.reused + tally.done} of {tally.submissions} submissions are graded "
                       f"and stored in {options.out}; run the same command again to grade the rest")
-            return 130
+            return ExitCode.INTERRUPTED
         book = batch.gradebook()
         written = batch.write_outputs(book)
     finally:
@@ -134,7 +135,7 @@ def run_batch(args: argparse.Namespace) -> int:
     if errors:
         err.print(f"{errors} submissions got grader_error (the grader's or a spec's fault, not the student's): "
                   f"see {options.out / 'html' / 'index.html'} or the database")
-    return 1 if errors else 0
+    return ExitCode.TESTS_FAILED if errors else ExitCode.OK
 
 
 def _describe_class(batch: Batch, err: Console) -> None:

@@ -6,6 +6,8 @@ import argparse
 import os
 from typing import TYPE_CHECKING
 
+from grader.exit_codes import ExitCode
+
 if TYPE_CHECKING:
     from grader.sandbox.isolation import Isolation
 
@@ -70,4 +72,4 @@ def run_doctor(args: argparse.Namespace) -> int:
     if not (isolation.mountns or isolation.landlock):
         console.print(Text("Warning: no mount namespace and no Landlock: the submission can read every file "
                            "its uid can read, a world-readable course folder included.", style="yellow"))
-    return 0
+    return ExitCode.OK

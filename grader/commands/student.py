@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from grader.exit_codes import ExitCode
 from grader.outputs import output, report_formats
 
 if TYPE_CHECKING:  # the heavy modules are imported by the commands that use them: start-up stays short
@@ -59,7 +60,7 @@ def run_list(args: argparse.Namespace) -> int:
         hidden = sum(t.hidden for t in exercise.tests)
         table.add_row(exercise.id, Text(exercise.title), str(exercise.kind), f"{len(exercise.tests)} ({hidden})")
     _console().print(table)
-    return 0
+    return ExitCode.OK
 
 
 def run_show(args: argparse.Namespace) -> int:
@@ -89,7 +90,7 @@ def run_show(args: argparse.Namespace) -> int:
     limits = exercise.limits
     console.print(Text(f"Limits: {cpu_text} of CPU per test, {limits.memory} MiB, output {limits.output} KiB. "
                        f"{sum(t.hidden for t in exercise.tests)} hidden tests run too.", style="dim"))
-    return 0
+    return ExitCode.OK
 
 
 def _visible_tests(exercise: Exercise) -> Table:
@@ -128,7 +129,7 @@ def run_start(args: argparse.Namespace) -> int:
         raise UsageError(f"{path} exists; pass --force to overwrite it")
     path.write_text(exercise.starter, encoding="utf-8")
     _console().print(f"Wrote {path}. When it is ready: grader check {exercise.id} {path}")
-    return 0
+    return ExitCode.OK
 
 
 def run_hint(args: argparse.Namespace) -> int:
@@ -141,7 +142,7 @@ def run_hint(args: argparse.Namespace) -> int:
     exercise = Course.at(args.exercises).load(args.exercise)
     if not exercise.hints:
         _console().print("This exercise has no hints.")
-        return 0
+        return ExitCode.OK
     state_file = cache_dir() / "hints.json"
     try:
         shown = json.loads(state_file.read_text())
@@ -157,7 +158,7 @@ def run_hint(args: argparse.Namespace) -> int:
         console.print(Markdown(exercise.hints[number]))
     if count < len(exercise.hints):
         console.print(Text(f"Run `grader hint {exercise.id}` again for the next one.", style="dim"))
-    return 0
+    return ExitCode.OK
 
 
 def run_check(args: argparse.Namespace) -> int:
@@ -176,4 +177,4 @@ def run_check(args: argparse.Namespace) -> int:
                    private_paths=course.private_paths(submission.resolve().parent),
                    meanwhile=lambda: output(args.format))
     output(args.format).render(report, sys.stdout)
-    return 0 if report.verdict == Verdict.PASSED else 1
+    return ExitCode.OK if report.verdict == Verdict.PASSED else ExitCode.TESTS_FAILED

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from grader.cache import write_atomically
+
 
 def write_atomic(path: Path, text: str) -> Path:
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    temporary.write_text(text, encoding="utf-8")
-    temporary.replace(path)
+    write_atomically(path, text.encode("utf-8"))
     return path
 
 

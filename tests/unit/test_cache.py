@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.cache import cache_dir, load_exercise
+from grader.cache import cache_dir, write_atomically
+from grader.course import load_exercise
 from grader.errors import SpecError
 
 SPEC = """title: Squares
@@ -70,3 +71,22 @@ def test_cache_keys_are_the_sha256_digests_hashlib_gives() -> None:
     digest = key_hash(b"spec")
     digest.update(b"\0more")
     assert digest.hexdigest() == hashlib.sha256(b"spec\0more").hexdigest()  # kept calibrations keep their names
+
+
+def test_a_file_written_atomically_replaces_the_old_one_whole_and_leaves_nothing_beside_it(tmp_path: Path) -> None:
+    target = tmp_path / "kept.json"
+    target.write_bytes(b"old")
+    write_atomically(target, b"new")
+    assert target.read_bytes() == b"new"
+    assert [p.name for p in tmp_path.iterdir()] == ["kept.json"]
+
+
+def test_the_cache_is_a_leaf_that_imports_nothing_from_the_grader() -> None:
+    import ast
+
+    import grader.cache
+
+    tree = ast.parse(Path(grader.cache.__file__).read_text())
+    imported = [alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names]
+    imported += [node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)]
+    assert [name for name in imported if name.split(".")[0] == "grader"] == []

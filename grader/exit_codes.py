@@ -1,0 +1,14 @@
+"""The exit statuses of the `grader` command: a contract (scripts and CI read them), extended, never renumbered."""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class ExitCode(IntEnum):
+    OK = 0
+    TESTS_FAILED = 1  # the command ran and not all it checked passed: tests, validations, calibrations, gradings
+    USAGE_ERROR = 2
+    SPEC_ERROR = 3
+    INTERNAL_ERROR = 4
+    INTERRUPTED = 130  # Ctrl-C or SIGTERM: 128 + SIGINT, as a shell reports it
