@@ -73,7 +73,7 @@ def _selected(course: Course, ids: list[str]) -> list[str]:
     return chosen
 
 
-def run_validate(args: argparse.Namespace) -> int:
+def run_validate(args: argparse.Namespace) -> ExitCode:
     from rich.text import Text
 
     from grader.calibration import machine, python_version
@@ -123,7 +123,7 @@ def _validations(course: Course, exercises: list[Exercise], recalibrate: bool, j
             yield future.result()
 
 
-def run_calibrate(args: argparse.Namespace) -> int:
+def run_calibrate(args: argparse.Namespace) -> ExitCode:
     from rich.text import Text
 
     from grader.calibration import CalibrationError, calibrate, machine, python_version
@@ -150,7 +150,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
     return ExitCode.TESTS_FAILED if failed else ExitCode.OK
 
 
-def run_import(args: argparse.Namespace) -> int:
+def run_import(args: argparse.Namespace) -> ExitCode:
     from rich.text import Text
 
     from grader.course import Course
@@ -175,7 +175,7 @@ def run_import(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
-def run_export(args: argparse.Namespace) -> int:
+def run_export(args: argparse.Namespace) -> ExitCode:
     from rich.text import Text
 
     from grader.course import Course
@@ -191,7 +191,7 @@ def run_export(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
-def run_new(args: argparse.Namespace) -> int:
+def run_new(args: argparse.Namespace) -> ExitCode:
     from rich.text import Text
 
     from grader.course import Course

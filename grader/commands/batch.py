@@ -86,7 +86,7 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt  # SIGTERM stops the batch as Ctrl-C does: cleanly, resumably
 
 
-def run_batch(args: argparse.Namespace) -> int:
+def run_batch(args: argparse.Namespace) -> ExitCode:
     from rich.console import Console
     from rich.text import Text
 

@@ -44,7 +44,7 @@ def report_lines(isolation: Isolation) -> list[tuple[str, bool, str]]:
     return rows
 
 
-def run_doctor(args: argparse.Namespace) -> int:
+def run_doctor(args: argparse.Namespace) -> ExitCode:
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from grader.exit_codes import ExitCode
+
 SHOWN = 10  # pairs printed in the terminal; the HTML and the JSON have more
 
 EXIT_CODES = """exit status:
@@ -46,7 +48,7 @@ def _score(text: str) -> float:
     return value
 
 
-def run_similar(args: argparse.Namespace) -> int:
+def run_similar(args: argparse.Namespace) -> ExitCode:
     import json
 
     from rich.console import Console
@@ -75,7 +77,7 @@ def run_similar(args: argparse.Namespace) -> int:
     similarity = analyse(folder, exercises, THRESHOLD if args.threshold is None else args.threshold)
     if args.format == "json":
         print(json.dumps(similarity.json(), indent=2))
-        return 0
+        return ExitCode.OK
 
     from grader.similarity.html import write
 
@@ -98,4 +100,4 @@ def run_similar(args: argparse.Namespace) -> int:
         out.print(Text(f"not compared: {escape_controls(item)}", style="yellow"))
     for path in written:
         out.print(f"wrote {path}")
-    return 0
+    return ExitCode.OK

@@ -46,7 +46,7 @@ def _console() -> Console:
     return Console(highlight=False, emoji=False)
 
 
-def run_list(args: argparse.Namespace) -> int:
+def run_list(args: argparse.Namespace) -> ExitCode:
     from rich.table import Table
     from rich.text import Text
 
@@ -63,7 +63,7 @@ def run_list(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
-def run_show(args: argparse.Namespace) -> int:
+def run_show(args: argparse.Namespace) -> ExitCode:
     from rich.markdown import Markdown
     from rich.syntax import Syntax
     from rich.text import Text
@@ -117,7 +117,7 @@ def _visible_tests(exercise: Exercise) -> Table:
     return table
 
 
-def run_start(args: argparse.Namespace) -> int:
+def run_start(args: argparse.Namespace) -> ExitCode:
     from grader.course import Course
     from grader.errors import UsageError
     from grader.kinds import kind_of
@@ -132,7 +132,7 @@ def run_start(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
-def run_hint(args: argparse.Namespace) -> int:
+def run_hint(args: argparse.Namespace) -> ExitCode:
     from rich.markdown import Markdown
     from rich.text import Text
 
@@ -161,7 +161,7 @@ def run_hint(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
-def run_check(args: argparse.Namespace) -> int:
+def run_check(args: argparse.Namespace) -> ExitCode:
     from grader.course import Course
     from grader.errors import UsageError
     from grader.grading import grade
