@@ -12,7 +12,7 @@ from grader.expected import ExpectationError, expected_values
 from grader.model import Exercise, Kind, Outcome, Report, RunResult, Test, Verdict
 from grader.rules import check_rules
 from grader.running import SubmissionRun
-from grader.sandbox.isolation import detect, start_netns_holder
+from grader.sandbox import Backend, default_backend
 
 MAX_SUBMISSION_BYTES = 1 << 20
 
@@ -38,20 +38,16 @@ def read_submission(path: Path) -> tuple[str | None, str]:
 
 def grade(exercise: Exercise, submission: Path, *, run_all: bool = False, visible_only: bool = False,
           private_paths: tuple[Path, ...] = (), label: str | None = None, source: str | None = None,
-          meanwhile: Callable[[], object] | None = None) -> Report:
+          backend: Backend | None = None) -> Report:
     """Every test's outcome, in the spec's order. Small tests run first; once one fails, big tests are
     skipped unless `run_all`. `visible_only` grades a student bundle, whose hidden tests are not there.
     `source`: the file's text, already read by the caller and vetted as `read_submission` does (a batch).
-    `meanwhile`: the caller's own work, done while the sandbox starts and loads the file; not called when
-    no sandbox is started (a predict question, a file that does not parse, a broken rule or expectation)."""
+    `backend`: the sandbox to run the tests in (default: the real one, under the layers detected here)."""
     tests = tuple(t for t in exercise.tests if not (visible_only and t.hidden))
-    layers = detect()
-    if exercise.kind != Kind.PREDICT and layers.netns:
-        try:
-            start_netns_holder()  # its namespace is made on the other core while the file is read and checked
-        except OSError:
-            pass  # no fork to be had now: the sandbox's launch tries again and says why it cannot start
-    isolation = layers.describe()
+    backend = backend or default_backend()
+    if exercise.kind != Kind.PREDICT:
+        backend.prepare()
+    isolation = backend.describe()
     name = label or str(submission)
     source, problem = (source, "") if source is not None else read_submission(submission)
     if source is None:
@@ -75,13 +71,7 @@ def grade(exercise: Exercise, submission: Path, *, run_all: bool = False, visibl
         for test in tests:
             outcomes[test.name] = judge(test, RunResult(stdout=source), expected[test.name], Kind.PREDICT)
     else:
-        with SubmissionRun(exercise, source, private_paths) as run:
-            if meanwhile is not None:
-                # A thread of ours runs the tests, one at a time, while the caller works: they use the
-                # other core. A big test may start before a small one is judged failed: it is then skipped
-                # all the same, and the sandbox is killed as soon as the verdicts are in (leaving this block).
-                run.launch(background=True, ahead=tuple(in_order(tests)))
-                meanwhile()
+        with SubmissionRun(exercise, source, private_paths, backend) as run:
             _run_in_order(exercise, tests, run.run, expected, outcomes, run_all)
     return Report(exercise.id, name, tuple(outcomes[t.name] for t in tests), isolation, visible_only)
 

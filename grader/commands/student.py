@@ -170,9 +170,7 @@ def run_check(args: argparse.Namespace) -> int:
     submission = Path(args.submission)
     if not submission.is_file():
         raise UsageError(f"no file {submission}")
-    # The report's modules (rich) are imported while the sandbox starts and runs the tests, on the other core.
     report = grade(exercise, submission, run_all=args.all, visible_only=course.is_student_bundle,
-                   private_paths=course.private_paths(submission.resolve().parent),
-                   meanwhile=lambda: reporter(args.format))
+                   private_paths=course.private_paths(submission.resolve().parent))
     reporter(args.format).render(report, sys.stdout)
     return 0 if report.verdict == Verdict.PASSED else 1
