@@ -38,11 +38,13 @@ def read_submission(path: Path) -> tuple[str | None, str]:
 
 def grade(exercise: Exercise, submission: Path, *, run_all: bool = False, visible_only: bool = False,
           private_paths: tuple[Path, ...] = (), label: str | None = None, source: str | None = None,
-          backend: Backend | None = None) -> Report:
+          backend: Backend | None = None, meanwhile: Callable[[], object] | None = None) -> Report:
     """Every test's outcome, in the spec's order. Small tests run first; once one fails, big tests are
     skipped unless `run_all`. `visible_only` grades a student bundle, whose hidden tests are not there.
     `source`: the file's text, already read by the caller and vetted as `read_submission` does (a batch).
-    `backend`: the sandbox to run the tests in (default: the real one, under the layers detected here)."""
+    `backend`: the sandbox to run the tests in (default: the real one, under the layers detected here).
+    `meanwhile`: the caller's own work, done while the sandbox starts and loads the file; not called when
+    no sandbox is started (a predict question, a file that does not parse, a broken rule or expectation)."""
     tests = tuple(t for t in exercise.tests if not (visible_only and t.hidden))
     backend = backend or default_backend()
     if exercise.kind != Kind.PREDICT:
@@ -72,6 +74,9 @@ def grade(exercise: Exercise, submission: Path, *, run_all: bool = False, visibl
             outcomes[test.name] = judge(test, RunResult(stdout=source), expected[test.name], Kind.PREDICT)
     else:
         with SubmissionRun(exercise, source, private_paths, backend) as run:
+            if meanwhile is not None:
+                run.launch()
+                meanwhile()
             _run_in_order(exercise, tests, run.run, expected, outcomes, run_all)
     return Report(exercise.id, name, tuple(outcomes[t.name] for t in tests), isolation, visible_only)
 

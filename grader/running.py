@@ -27,6 +27,7 @@ class SubmissionRun:
         self.private_paths = private_paths
         self.backend = backend or default_backend()
         self.session: Session | None = None  # loaded, ready for tests
+        self.launched: Session | None = None  # started, the submission still loading
         self.load_failure: RunResult | None = None
         self.saw_hidden = False  # the running sandbox has been sent a hidden test
 
@@ -38,10 +39,16 @@ class SubmissionRun:
         self.close()
 
     def close(self) -> None:
-        if self.session is not None:
-            self.session.close()
-        self.session = None
+        for session in (self.session, self.launched):
+            if session is not None:
+                session.close()
+        self.session = self.launched = None
         self.saw_hidden = False
+
+    def launch(self) -> None:
+        """Start the sandbox and let it load the file, without waiting: the first test waits for it."""
+        if self.session is None and self.launched is None and self.load_failure is None:
+            self.launched = self.backend.start(*self._setup())
 
     def run(self, test: Test) -> RunResult:
         frame = self._send_and_receive(test)
@@ -81,6 +88,14 @@ class SubmissionRun:
         }
 
     def _start(self) -> None:
+        self.launch()
+        if self.launched is not None:
+            # If it raises, close() still has the session.
+            frame = self.launched.load(self.exercise.limits.wall_seconds + STARTUP_SECONDS)
+            session, self.launched = self.launched, None
+            self._loaded(session, frame)
+
+    def _setup(self) -> tuple[dict[str, object], Limits, tuple[Path, ...]]:
         # The sandbox's limits are the loosest of any test's; each test child tightens them to its own.
         tests = self.exercise.tests
         limits = replace(self.exercise.limits, memory=max([self.exercise.limits.memory, *(t.limits.memory for t in tests)]))
@@ -91,13 +106,7 @@ class SubmissionRun:
             "entry": self.exercise.entry,
             "cpu_ceiling": max([limits.cpu, *(t.limits.cpu for t in tests)]),
         }
-        session = self.backend.start(setup, limits, self.private_paths)
-        try:
-            frame = session.load(self.exercise.limits.wall_seconds + STARTUP_SECONDS)
-        except BaseException:
-            session.close()
-            raise
-        self._loaded(session, frame)
+        return setup, limits, self.private_paths
 
     def _loaded(self, session: Session, frame: Frame) -> None:
         """Keep a sandbox that loaded the submission; otherwise close it and remember why it failed."""

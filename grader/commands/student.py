@@ -170,7 +170,9 @@ def run_check(args: argparse.Namespace) -> int:
     submission = Path(args.submission)
     if not submission.is_file():
         raise UsageError(f"no file {submission}")
+    # The report's modules (rich) are imported while the sandbox starts and loads the file, on the other core.
     report = grade(exercise, submission, run_all=args.all, visible_only=course.is_student_bundle,
-                   private_paths=course.private_paths(submission.resolve().parent))
+                   private_paths=course.private_paths(submission.resolve().parent),
+                   meanwhile=lambda: reporter(args.format))
     reporter(args.format).render(report, sys.stdout)
     return 0 if report.verdict == Verdict.PASSED else 1

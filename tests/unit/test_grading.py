@@ -92,6 +92,26 @@ def test_grading_with_a_fake_backend_gives_the_verdicts_of_its_canned_replies(su
     assert backend.closed == [True]  # the session that timed out; no test was left to start another
 
 
+def test_the_callers_work_is_done_once_while_the_sandbox_loads(submission: Path) -> None:
+    events: list[str] = []
+
+    class Recording(CannedSession):
+        def load(self, wall_seconds: float) -> Frame:
+            events.append("load")
+            return super().load(wall_seconds)
+
+    class RecordingBackend(CannedBackend):
+        def start(self, *args: object, **kwargs: object) -> CannedSession:  # type: ignore[override]
+            events.append("start")
+            return Recording(self.answers, self.closed)
+
+    exercise = replace(EXERCISE, tests=(replace(make_test("remember(0)"), expect=1),))
+    report = grade(exercise, submission, backend=RecordingBackend({"remember(0)": 1}),
+                   meanwhile=lambda: events.append("work"))
+    assert events == ["start", "work", "load"]
+    assert report.verdict == Verdict.PASSED
+
+
 def test_a_visible_test_after_a_hidden_one_gets_a_fresh_sandbox(submission: Path) -> None:
     backend = CountingBackend()
     report = grade(TWO_SANDBOXES, submission, backend=backend)
