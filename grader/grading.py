@@ -12,7 +12,7 @@ from grader.kinds import kind_of
 from grader.model import Exercise, Outcome, Report, RunResult, Test, Verdict
 from grader.rules import check_rules
 from grader.running import SubmissionRun
-from grader.sandbox.isolation import detect, start_netns_holder
+from grader.sandbox import Backend, default_backend
 from grader.verdicts import judge, run_once_more_if_borderline
 
 MAX_SUBMISSION_BYTES = 1 << 20
@@ -39,21 +39,19 @@ def read_submission(path: Path) -> tuple[str | None, str]:
 
 def grade(exercise: Exercise, submission: Path, *, run_all: bool = False, visible_only: bool = False,
           private_paths: tuple[Path, ...] = (), label: str | None = None, source: str | None = None,
-          meanwhile: Callable[[], object] | None = None) -> Report:
+          backend: Backend | None = None, meanwhile: Callable[[], object] | None = None) -> Report:
     """Every test's outcome, in the spec's order. Small tests run first; once one fails, big tests are
     skipped unless `run_all`. `visible_only` grades a student bundle, whose hidden tests are not there.
     `source`: the file's text, already read by the caller and vetted as `read_submission` does (a batch).
+    `backend`: the sandbox to run the tests in (default: the real one, under the layers detected here).
     `meanwhile`: the caller's own work, done while the sandbox starts and loads the file; not called when
     no sandbox is started (a predict question, a file that does not parse, a broken rule or expectation)."""
     tests = tuple(t for t in exercise.tests if not (visible_only and t.hidden))
     kind = kind_of(exercise.kind)
-    layers = detect()
-    if kind.runs_code and layers.netns:
-        try:
-            start_netns_holder()  # its namespace is made on the other core while the file is read and checked
-        except OSError:
-            pass  # no fork to be had now: the sandbox's launch tries again and says why it cannot start
-    isolation = layers.describe()
+    backend = backend or default_backend()
+    if kind.runs_code:
+        backend.prepare()
+    isolation = backend.describe()
     name = label or str(submission)
     source, problem = (source, "") if source is not None else read_submission(submission)
     if source is None:
@@ -77,12 +75,9 @@ def grade(exercise: Exercise, submission: Path, *, run_all: bool = False, visibl
         for test in tests:
             outcomes[test.name] = judge(test, kind.judged_here(source), expected[test.name])
     else:
-        with SubmissionRun(exercise, source, private_paths) as run:
+        with SubmissionRun(exercise, source, private_paths, backend) as run:
             if meanwhile is not None:
-                # A thread of ours runs the tests, one at a time, while the caller works: they use the
-                # other core. A big test may start before a small one is judged failed: it is then skipped
-                # all the same, and the sandbox is killed as soon as the verdicts are in (leaving this block).
-                run.launch(background=True, ahead=tuple(in_order(tests)))
+                run.launch()
                 meanwhile()
             _run_in_order(exercise, tests, run.run, expected, outcomes, run_all)
     return Report(exercise.id, name, tuple(outcomes[t.name] for t in tests), isolation, visible_only)

@@ -8,7 +8,7 @@ import signal
 
 from grader.kinds import SubmissionKind
 from grader.model import Fault, Limits, RunResult, Timing
-from grader.sandbox.process import Frame, decode
+from grader.sandbox.wire import Frame, decode
 
 # Why a frame never came, in the words a student reads.
 _NO_REPLY = {"died": "the test process was killed or broke the grader's channel",

@@ -172,7 +172,7 @@ def run_check(args: argparse.Namespace) -> ExitCode:
     submission = Path(args.submission)
     if not submission.is_file():
         raise UsageError(f"no file {submission}")
-    # The report's modules (rich) are imported while the sandbox starts and runs the tests, on the other core.
+    # The report's modules (rich) are imported while the sandbox starts and loads the file, on the other core.
     report = grade(exercise, submission, run_all=args.all, visible_only=course.is_student_bundle,
                    private_paths=course.private_paths(submission.resolve().parent),
                    meanwhile=lambda: output(args.format))

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.cache import write_atomically
-from grader.sandbox import cgroup, linux
+from grader.sandbox import groups, linux
 
 LAYERS = ("uid", "seccomp", "netns", "mountns", "landlock", "cgroup")
 OPTIONAL = ("seccomp", "netns", "mountns", "landlock", "cgroup")  # named in the report when in force
@@ -177,22 +177,6 @@ def first_sandbox_of_process() -> bool:
     return first
 
 
-def kill_all_of(uid: int) -> None:
-    """SIGKILL every process `uid` owns: a helper takes the uid and calls kill(-1)."""
-    pid = os.fork()
-    if pid == 0:
-        try:
-            os.setgroups([])
-            os.setgid(uid)
-            os.setuid(uid)
-            os.kill(-1, signal.SIGKILL)
-        except OSError:
-            pass
-        finally:
-            os._exit(0)
-    os.waitpid(pid, 0)
-
-
 # ---------------------------------------------------------------- detection
 _detected: Isolation | None = None
 
@@ -228,7 +212,7 @@ def _probe(disabled: set[str]) -> Isolation:
     probe_cgroup = "cgroup" not in missing
     missing.update(_cached_probe(to_try, probe_cgroup))
     if probe_cgroup and "cgroup" not in missing:
-        cgroup.remove_stale()
+        groups.remove_stale()
     uid = None
     if "uid" not in missing:
         try:
@@ -268,7 +252,7 @@ def _cached_probe(layers: list[str], probe_cgroup: bool) -> dict[str, str]:
         except (OSError, ValueError, TypeError, KeyError):
             pass
     found = _try_in_child(layers)
-    reason = cgroup.unavailable() if probe_cgroup else ""
+    reason = groups.unavailable() if probe_cgroup else ""
     if reason:
         found["cgroup"] = reason
     if where is not None:

@@ -1,20 +1,20 @@
-"""grade() with work of the caller's done meanwhile (what `grader check` does with its report's imports):
-the work is done once, after the sandbox was launched and before the first test's reply is read, and the
-report is the one a plain grading gives."""
+"""grade() against a backend it is given: a fake one proves the seam, the real one counted shows that one
+sandbox serves every test it may."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from grader.grading import grade
-from grader.model import Report, Verdict
-from grader.sandbox.process import Sandbox
+from grader.model import Limits, Report, Verdict
+from grader.sandbox import Frame, ProcessBackend, detect
 from tests.unit.test_sandbox import EXERCISE, SOURCE, make_test
 
-# A small hidden test, then a big visible one: the visible one needs a fresh sandbox, so two launches.
+# A small hidden test, then a big visible one: the visible one needs a fresh sandbox, so two starts.
 TWO_SANDBOXES = replace(EXERCISE, tests=(replace(make_test("remember(5)"), name="hidden", hidden=True, expect=1),
                                          replace(make_test("remember(6)"), name="visible", big=True, expect=1)))
 # Visible and hidden tests taking turns in the spec: visible ones run first, all in one sandbox.
@@ -34,28 +34,96 @@ def submission(tmp_path: Path) -> Path:
     return path
 
 
-def test_the_callers_work_is_done_once_while_the_sandbox_loads(submission: Path,
-                                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    events: list[str] = []
-    for name in ("launch", "loaded"):
-        original = getattr(Sandbox, name)
-        monkeypatch.setattr(Sandbox, name, lambda self, *a, _f=original, _n=name: events.append(_n) or _f(self, *a))
+class CannedSession:
+    """Answers each call from a table, as a harness would: a value, or a frame that says why none came."""
 
-    report = grade(TWO_SANDBOXES, submission, meanwhile=lambda: events.append("work"))
-    assert events == ["launch", "work", "loaded", "launch", "loaded"]
+    def __init__(self, answers: dict[str, object], closed: list[bool]) -> None:
+        self.answers = answers
+        self.closed = closed
+
+    def load(self, wall_seconds: float) -> Frame:
+        return Frame({"loaded": True}, 0.01, 0.0)
+
+    def run(self, request: dict[str, object], wall_seconds: float) -> Frame:
+        answer = self.answers[str(request["call"])]
+        if isinstance(answer, Frame):
+            return answer
+        result = json.dumps({"value": answer})
+        return Frame({"seq": request["seq"], "status": 0, "result": result, "cpu": 0.01}, 0.02, 0.01)
+
+    def close(self) -> None:
+        self.closed.append(True)
+
+
+class CannedBackend:
+    def __init__(self, answers: dict[str, object]) -> None:
+        self.answers = answers
+        self.closed: list[bool] = []
+
+    def describe(self) -> str:
+        return "canned: no isolation"
+
+    def prepare(self) -> None:
+        pass
+
+    def start(self, setup: dict[str, object], limits: Limits, private_paths: tuple[Path, ...] = ()) -> CannedSession:
+        return CannedSession(self.answers, self.closed)
+
+
+class CountingBackend(ProcessBackend):
+    """The real backend, counting its starts."""
+
+    def __init__(self) -> None:
+        super().__init__(detect())
+        self.starts = 0
+
+    def start(self, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+        self.starts += 1
+        return super().start(*args, **kwargs)  # type: ignore[arg-type]
+
+
+def test_grading_with_a_fake_backend_gives_the_verdicts_of_its_canned_replies(submission: Path) -> None:
+    exercise = replace(EXERCISE, tests=tuple(replace(make_test(f"remember({n})"), expect=1) for n in range(3)))
+    backend = CannedBackend({"remember(0)": 1, "remember(1)": 2,
+                             "remember(2)": Frame(None, 10.0, 0.0, failure="timeout")})
+    report = grade(exercise, submission, backend=backend)
+    assert [o.verdict for o in report.outcomes] == [Verdict.PASSED, Verdict.WRONG_ANSWER, Verdict.TIMEOUT]
+    assert report.isolation == "canned: no isolation"
+    assert backend.closed == [True]  # the session that timed out; no test was left to start another
+
+
+def test_the_callers_work_is_done_once_while_the_sandbox_loads(submission: Path) -> None:
+    events: list[str] = []
+
+    class Recording(CannedSession):
+        def load(self, wall_seconds: float) -> Frame:
+            events.append("load")
+            return super().load(wall_seconds)
+
+    class RecordingBackend(CannedBackend):
+        def start(self, *args: object, **kwargs: object) -> CannedSession:  # type: ignore[override]
+            events.append("start")
+            return Recording(self.answers, self.closed)
+
+    exercise = replace(EXERCISE, tests=(replace(make_test("remember(0)"), expect=1),))
+    report = grade(exercise, submission, backend=RecordingBackend({"remember(0)": 1}),
+                   meanwhile=lambda: events.append("work"))
+    assert events == ["start", "work", "load"]
+    assert report.verdict == Verdict.PASSED
+
+
+def test_a_visible_test_after_a_hidden_one_gets_a_fresh_sandbox(submission: Path) -> None:
+    backend = CountingBackend()
+    report = grade(TWO_SANDBOXES, submission, backend=backend)
+    assert backend.starts == 2
     assert report.verdict == Verdict.PASSED
     assert verdicts(report) == verdicts(grade(TWO_SANDBOXES, submission))
 
 
-
-def test_visible_tests_run_before_hidden_ones_so_one_sandbox_serves_them_all(submission: Path,
-                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    launches: list[int] = []
-    original = Sandbox.launch
-    monkeypatch.setattr(Sandbox, "launch", lambda self, *a: launches.append(1) or original(self, *a))
-
-    report = grade(INTERLEAVED, submission)
-    assert len(launches) == 1
+def test_visible_tests_run_before_hidden_ones_so_one_sandbox_serves_them_all(submission: Path) -> None:
+    backend = CountingBackend()
+    report = grade(INTERLEAVED, submission, backend=backend)
+    assert backend.starts == 1
     assert [o.test for o in report.outcomes] == [f"test {n}" for n in range(6)]  # the report keeps spec order
     assert report.verdict == Verdict.PASSED
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import os
 import sys
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -13,6 +14,7 @@ import pytest
 from grader.model import MISSING, CheckerSpec, Exercise, Fault, Limits, RunResult, Timing
 from grader.model import Test as SpecTest
 from grader.running import SubmissionRun
+from grader.sandbox import ProcessBackend
 
 SOURCE = '''
 import os, sys
@@ -142,7 +144,7 @@ def test_load_errors_show_the_line() -> None:
 def test_replies_are_json_with_tags_and_a_bounded_parse() -> None:
     import time
 
-    from grader.sandbox.process import decode
+    from grader.sandbox.wire import decode
 
     assert decode(b'{"v": {"$t": [1, {"$s": ["a"]}, {"$d": [[{"$t": [1]}, {"$b": "\\u00ff"}]]}]}}') == {
         "v": (1, {"a"}, {(1,): b"\xff"})}
@@ -153,7 +155,7 @@ def test_replies_are_json_with_tags_and_a_bounded_parse() -> None:
 
 
 def test_the_mount_namespace_hides_every_folder_but_the_system_ones() -> None:
-    from grader.sandbox.process import KEPT, hidden_folders
+    from grader.sandbox.jail import KEPT, hidden_folders
 
     hidden = hidden_folders("/usr/bin/python3", ("/usr/share/secret-course",))
     assert "/usr/share/secret-course" in hidden or not Path("/usr/share/secret-course").exists()
@@ -171,7 +173,7 @@ def test_a_sandbox_that_cannot_start_says_why() -> None:
 
     os.environ["GRADER_PYTHON"] = "/nonexistent/python3"
     try:
-        with SubmissionRun(EXERCISE, SOURCE, isolation=with_missing_python) as submission_run:
+        with SubmissionRun(EXERCISE, SOURCE, backend=ProcessBackend(with_missing_python)) as submission_run:
             result = submission_run.run(make_test("remember(1)"))
     finally:
         del os.environ["GRADER_PYTHON"]
@@ -179,7 +181,7 @@ def test_a_sandbox_that_cannot_start_says_why() -> None:
 
 
 def test_a_private_folder_inside_another_is_covered_once_by_the_outer(tmp_path: Path) -> None:
-    from grader.sandbox.process import hidden_folders
+    from grader.sandbox.jail import hidden_folders
 
     inner = tmp_path / "course" / "reference" / "demo" / "accepted"
     inner.mkdir(parents=True)
@@ -205,11 +207,11 @@ def test_a_checkout_under_tmp_grades_its_own_references(tmp_path: Path) -> None:
 
 def test_a_cgroup_that_cannot_be_made_is_a_sandbox_error_not_a_weaker_sandbox(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    from grader.sandbox import cgroup
-    from grader.sandbox.isolation import Isolation
+    from grader.sandbox import Isolation
+    from grader.sandbox.groups import v1
 
-    monkeypatch.setattr(cgroup, "V1_ROOT", tmp_path / "no-hierarchy")  # gone since the probe was kept
-    with SubmissionRun(EXERCISE, SOURCE, isolation=Isolation(cgroup=True)) as submission_run:
+    monkeypatch.setattr(v1, "V1_ROOT", tmp_path / "no-hierarchy")  # gone since the probe was kept
+    with SubmissionRun(EXERCISE, SOURCE, backend=ProcessBackend(Isolation(cgroup=True))) as submission_run:
         result = submission_run.run(make_test("remember(1)"))
     assert result.sandbox_error.startswith("cannot create the sandbox's cgroup:")
     assert not result.has_value  # nothing ran
@@ -229,39 +231,24 @@ def _our_groups() -> set[str]:
     return {path.name for path in Path("/sys/fs/cgroup/pids").glob(f"grader-{os.getpid()}-*")}
 
 
-@pytest.mark.parametrize("background", [False, True])
 def test_a_sandbox_that_cannot_join_its_cgroup_is_a_sandbox_error_and_leaves_nothing(
-        monkeypatch: pytest.MonkeyPatch, background: bool) -> None:
-    from grader.sandbox import cgroup
-    from grader.sandbox.isolation import detect
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from grader.sandbox import detect
+    from grader.sandbox.groups import v1
 
     if not detect().cgroup:
         pytest.skip("needs the cgroup layer")
 
-    def refuse(self: cgroup.Group, pid: int) -> None:
+    def refuse(self: v1.Group, pid: int) -> None:
         raise OSError(errno.ESRCH, "No such process")
 
-    monkeypatch.setattr(cgroup.Group, "add", refuse)
+    monkeypatch.setattr(v1.Group, "add", refuse)
     before, groups_before = _our_children(), _our_groups()  # the module's shared sandbox's, among others
     with SubmissionRun(EXERCISE, SOURCE) as submission_run:
-        submission_run.launch(background=background)
         result = submission_run.run(make_test("remember(1)"))
     assert result.sandbox_error.startswith("cannot start the sandbox:") and not result.has_value
     assert _our_children() <= before  # the forked sandbox was killed and reaped
     assert _our_groups() <= groups_before  # and its group removed
-
-
-def test_without_a_thread_to_spare_the_sandbox_joins_its_cgroup_in_the_callers(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    import _thread
-
-    def no_thread(*args: object) -> None:
-        raise RuntimeError("can't start new thread")
-
-    monkeypatch.setattr(_thread, "start_new_thread", no_thread)
-    with SubmissionRun(EXERCISE, SOURCE) as submission_run:
-        submission_run.launch(background=True)
-        assert submission_run.run(make_test("remember(1)")).value == 1
 
 
 def test_a_network_namespace_that_cannot_be_made_is_a_sandbox_error_not_a_weaker_sandbox(
@@ -276,7 +263,7 @@ def test_a_network_namespace_that_cannot_be_made_is_a_sandbox_error_not_a_weaker
     monkeypatch.setattr(isolation, "_netns_starting", None)
     monkeypatch.setattr(linux, "unshare", refuse)  # the holder forked from here cannot make its namespace
     isolation.start_netns_holder()
-    with SubmissionRun(EXERCISE, SOURCE, isolation=isolation.Isolation(netns=True)) as submission_run:
+    with SubmissionRun(EXERCISE, SOURCE, backend=ProcessBackend(isolation.Isolation(netns=True))) as submission_run:
         result = submission_run.run(make_test("remember(1)"))
     assert result.sandbox_error.startswith("cannot make the sandbox's network namespace:")
     assert not result.has_value  # nothing ran
@@ -288,11 +275,11 @@ def test_the_sandbox_runs_the_harness_compiled_by_the_grader_unless_its_python_d
         monkeypatch: pytest.MonkeyPatch, tag: str, runs: str) -> None:
     import marshal
 
-    from grader.sandbox import process
+    from grader.sandbox import wire
 
-    code = marshal.dumps(compile("RUNS = 'bytecode'\n" + process.HARNESS, "<harness>", "exec"))
-    data = marshal.dumps((tag, code, "RUNS = 'source'\n" + process.HARNESS))
-    monkeypatch.setattr(process, "harness_frame", lambda: len(data).to_bytes(4, "big") + data)
+    code = marshal.dumps(compile("RUNS = 'bytecode'\n" + wire.HARNESS, "<harness>", "exec"))
+    data = marshal.dumps((tag, code, "RUNS = 'source'\n" + wire.HARNESS))
+    monkeypatch.setattr(wire, "harness_frame", lambda: len(data).to_bytes(4, "big") + data)
     source = "def runs():\n    import __main__\n    return __main__.RUNS\n"
     with SubmissionRun(replace(EXERCISE, entry="runs"), source) as submission_run:
         assert submission_run.run(make_test("runs()")).value == runs
@@ -300,13 +287,133 @@ def test_the_sandbox_runs_the_harness_compiled_by_the_grader_unless_its_python_d
 
 @pytest.mark.parametrize("damage", [b"\x00damaged", b"\xe9*\x00\x00\x00"])  # garbage; a marshalled int, not code
 def test_a_damaged_copy_of_the_compiled_harness_is_compiled_again(damage: bytes) -> None:
-    from grader.sandbox import process
+    from grader.sandbox import wire
 
-    process.harness_frame.cache_clear()
-    process.harness_frame()  # kept in the cache folder
-    kept = next(process.cache_dir().glob("harness-*.marshal"))
+    wire.harness_frame.cache_clear()
+    wire.harness_frame()  # kept in the cache folder
+    kept = next(wire.cache_dir().glob("harness-*.marshal"))
     kept.write_bytes(damage)
-    process.harness_frame.cache_clear()
+    wire.harness_frame.cache_clear()
     with SubmissionRun(EXERCISE, SOURCE) as submission_run:
         assert submission_run.run(make_test("remember(1)")).value == 1
     assert kept.read_bytes() != damage
+
+
+# The runner's own test file, and functions that take time, or kill the harness.
+TIMED = SOURCE + '''
+import time
+
+def burn(seconds):
+    while time.process_time() < seconds:  # the test child's own CPU, from its fork
+        pass
+    return 1
+
+def nap(seconds):
+    time.sleep(seconds)
+    return 1
+
+def kill_harness():
+    import signal
+    os.kill(os.getppid(), signal.SIGKILL)
+    time.sleep(5)
+'''
+# Loaded at once, then (a harness rewritten while loading) writes replies with a wrong seq for ever, from
+# a helper of its own that the per-test sweep no longer ends.
+SPAMMER = '''
+import __main__, os
+_serve = __main__.serve
+
+def serve(setup, code, namespace):
+    if os.fork() == 0:
+        os.setsid()
+        frame = b'{"seq": 1}'
+        while True:
+            try:
+                os.write(4, len(frame).to_bytes(4, "big") + frame)
+            except OSError:
+                os._exit(0)
+    _serve(setup, code, namespace)
+
+__main__.serve, __main__.sweep_and_reap = serve, lambda sweep: None
+
+def remember(n):
+    return 1
+
+def spin():
+    while True:
+        pass
+'''
+
+
+def test_a_test_is_charged_its_own_cpu_and_nothing_of_the_next() -> None:
+    tests = (make_test("burn(0.4)", cpu=5.0), make_test("remember(1)", cpu=5.0))
+    with SubmissionRun(EXERCISE, TIMED) as submission_run:
+        burned, cheap = (submission_run.run(t) for t in tests)
+    assert burned.value == 1 and burned.cpu_seconds > 0.3
+    assert cheap.value == 1 and cheap.cpu_seconds < 0.1
+
+
+def test_a_wall_timeout_ends_that_test_and_the_next_runs_in_a_fresh_sandbox() -> None:
+    sleepy = replace(make_test("nap(30)"), limits=Limits(cpu=1.0, wall=0.5))
+    with SubmissionRun(EXERCISE, TIMED) as submission_run:
+        assert submission_run.run(make_test("remember(1)")).value == 1
+        first = submission_run.session
+        slept, then = submission_run.run(sleepy), submission_run.run(make_test("remember(1)"))
+        assert submission_run.session is not first  # killed with its sleeping test
+    assert slept.timing is Timing.STOPPED_WALL and 0.4 < slept.wall_seconds < 10
+    assert then.value == 1 and not then.timed_out
+
+
+def test_a_test_after_one_that_killed_the_sandbox_gets_a_fresh_one() -> None:
+    with SubmissionRun(EXERCISE, TIMED) as submission_run:
+        broken = submission_run.run(make_test("kill_harness()"))
+        again = submission_run.run(make_test("remember(1)"))
+    assert broken.fault is Fault.DIED
+    assert again.value == 1 and again.fault is Fault.NONE
+
+
+def test_a_big_test_after_a_small_failure_is_skipped_without_running(tmp_path: Path) -> None:
+    from grader.grading import grade
+    from grader.model import Verdict
+
+    # Wrong on its small test; the big one would spin for its whole 20 s CPU limit if it were run.
+    exercise = replace(EXERCISE, tests=(
+        replace(make_test("remember(1)"), expect=2),
+        replace(make_test("spin()", cpu=20.0), name="big", big=True, hidden=True, expect=1),
+    ))
+    submission = tmp_path / "demo.py"
+    submission.write_text(TIMED)
+    before, started = _our_children(), time.monotonic()
+    report = grade(exercise, submission)
+    assert time.monotonic() - started < 10
+    assert [o.verdict for o in report.outcomes] == [Verdict.WRONG_ANSWER, Verdict.SKIPPED]
+    assert _our_children() <= before
+
+
+def test_a_borderline_test_is_run_once_more_and_the_next_test_still_gets_its_verdict(tmp_path: Path) -> None:
+    from grader.grading import grade
+    from grader.model import Verdict
+
+    # 0.56 s of CPU against 0.5 s: past the limit but within the margin, so grading runs it again.
+    exercise = replace(EXERCISE, tests=(replace(make_test("burn(0.56)", cpu=0.5), expect=1),
+                                        replace(make_test("kill_harness()"), expect=1)))
+    submission = tmp_path / "demo.py"
+    submission.write_text(TIMED)
+    report = grade(exercise, submission)
+    assert [o.verdict for o in report.outcomes] == [Verdict.TIMEOUT, Verdict.RUNTIME_ERROR]
+
+
+def test_a_helper_forging_replies_neither_answers_a_test_nor_holds_up_the_close(tmp_path: Path) -> None:
+    from grader.grading import grade
+    from grader.model import Verdict
+
+    exercise = replace(EXERCISE, tests=(
+        replace(make_test("remember(1)"), expect=2),  # wrong: the big test is skipped
+        replace(make_test("spin()"), name="big", big=True, hidden=True, expect=1, limits=Limits(cpu=20, wall=40)),
+    ))
+    submission = tmp_path / "demo.py"
+    submission.write_text(SPAMMER)
+    started = time.monotonic()
+    report = grade(exercise, submission)
+    assert [o.verdict for o in report.outcomes] == [Verdict.WRONG_ANSWER, Verdict.SKIPPED]
+    assert time.monotonic() - started < 10

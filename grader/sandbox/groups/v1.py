@@ -1,5 +1,4 @@
-"""An optional cgroup v1 group per sandbox: total memory and process count of the submission (root included),
-CPU of every process it started (helpers it never reaped too), and a kill that misses no one."""
+"""The cgroup v1 resource group: one group in each of the memory, pids and cpuacct hierarchies."""
 
 from __future__ import annotations
 
@@ -13,6 +12,11 @@ V1_ROOT = Path("/sys/fs/cgroup")
 CONTROLLERS = ("memory", "pids", "cpuacct")
 PREFIX = "grader-"
 _counter = itertools.count(1)
+
+
+def present() -> bool:
+    """Whether the v1 hierarchies are mounted (a stat each: no group is made)."""
+    return all(os.path.isfile(f"{V1_ROOT}/{controller}/cgroup.procs") for controller in CONTROLLERS)
 
 
 def unavailable() -> str:
@@ -91,8 +95,7 @@ class Group:
             return []
 
     def kill(self) -> bool:
-        """SIGKILL every member until none is left (pids.max bounds how many a fork loop can add); True
-        once the group is seen empty."""
+        """SIGKILL every member until none is left (pids.max bounds how many a fork loop can add)."""
         for _ in range(100):
             if not self.signal_members():
                 return True

@@ -1,0 +1,138 @@
+"""What goes over the sandbox's pipes: the harness (sent first), then length-prefixed frames, marshal going
+in and tagged JSON coming back."""
+
+from __future__ import annotations
+
+import functools
+import json
+import marshal
+import os
+import select
+import sys
+import time
+import types
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader.cache import cache_dir, key_hash, write_atomically
+
+HARNESS = (Path(__file__).with_name("harness.py")).read_text()
+# What the sandbox's interpreter is started with: it runs the harness that the grader sends first on fd 3,
+# compiled once and kept (compiled from -c text, it cost every sandbox ~8 ms of CPU), or compiles the
+# source sent along when its bytecode is another Python version's.
+BOOTSTRAP = """\
+import marshal, os, sys
+def _harness():
+    def exact(size):
+        data = b""
+        while len(data) < size:
+            chunk = os.read(3, size - len(data))
+            if not chunk:
+                os._exit(0)
+            data += chunk
+        return data
+    tag, code, source = marshal.loads(exact(int.from_bytes(exact(4), "big")))
+    return marshal.loads(code) if tag == sys.implementation.cache_tag else compile(source, "<harness>", "exec")
+exec(_harness())
+"""
+REPLY_CAP = 12 << 20  # bytes: a reply frame larger than this is the submission's fault
+
+
+@dataclass(frozen=True)
+class Frame:
+    """A reply from the sandbox, or why none came."""
+
+    data: dict[str, object] | None
+    wall_seconds: float
+    cpu_seconds: float  # the parent's own reading of the sandbox's CPU, from /proc
+    failure: str = ""  # "timeout", "died", "garbled", "oversized"
+    oom_killed: bool = False  # the memory cgroup killed one of the submission's processes
+
+
+def framed(message: dict[str, object]) -> bytes:
+    data = marshal.dumps(message)
+    return len(data).to_bytes(4, "big") + data
+
+
+def send(fd: int, frame: bytes) -> None:
+    view = memoryview(frame)
+    try:
+        while view:  # a write into a full pipe can end part-way (a signal): the rest follows
+            view = view[os.write(fd, view):]
+    except (BrokenPipeError, OSError):
+        pass  # the sandbox died; the read of its reply reports it
+
+
+def read_frame(replies: int, pidfd: int, deadline: float) -> tuple[dict[str, object] | None, str]:
+    """The next reply frame, or why none came by the deadline. Death is seen through the pidfd, not EOF:
+    an escaped grandchild may hold the reply pipe open."""
+    buffer = b""
+    need = 4
+    while len(buffer) < need:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return None, "timeout"
+        ready = select.select([replies, pidfd], [], [], left)[0]
+        if not ready:
+            return None, "timeout"
+        if replies not in ready:
+            return None, "died"
+        chunk = os.read(replies, min(need - len(buffer), 1 << 20))
+        if not chunk:
+            return None, "died"
+        buffer += chunk
+        if need == 4 and len(buffer) == 4:
+            need += int.from_bytes(buffer, "big")
+            if need > REPLY_CAP:
+                return None, "oversized"
+    data = decode(buffer[4:])
+    return (data, "") if isinstance(data, dict) else (None, "garbled")
+
+
+def decode(data: bytes) -> object:
+    """A reply's JSON, tags turned back into tuples, sets, dicts and bytes; None when unreadable.
+    json.loads is C and linear: a hostile 12 MB reply costs seconds, not the minutes of ast.literal_eval."""
+    try:
+        return json.loads(data, object_hook=_untag)
+    except (ValueError, TypeError, RecursionError, MemoryError, UnicodeError, AttributeError):
+        return None
+
+
+_TAGS = {"$t": tuple, "$s": set, "$d": lambda pairs: {k: v for k, v in pairs}, "$b": lambda s: s.encode("latin-1")}
+
+
+def _untag(obj: dict[str, object]) -> object:
+    if len(obj) == 1:
+        (key, inner), = obj.items()
+        if key in _TAGS:
+            return _TAGS[key](inner)
+    return obj
+
+
+@functools.cache  # once per process
+def harness_frame() -> bytes:
+    """The bootstrap's first frame: (our bytecode's tag, the harness compiled, its source)."""
+    tag = sys.implementation.cache_tag
+    data = marshal.dumps((tag, _compiled_harness(tag), HARNESS))
+    return len(data).to_bytes(4, "big") + data
+
+
+def _compiled_harness(tag: str) -> bytes:
+    """The harness compiled and marshalled, kept in the cache folder (keyed by its source and the bytecode
+    tag): compiling it costs the grader ~3 ms. Keeping it is only a saving, never a reason to fail."""
+    try:
+        path = cache_dir() / f"harness-{key_hash((tag + HARNESS).encode()).hexdigest()}.marshal"
+    except OSError:
+        return marshal.dumps(compile(HARNESS, "<harness>", "exec"))
+    try:
+        code = path.read_bytes()
+        if isinstance(marshal.loads(code), types.CodeType):  # a damaged copy would break every sandbox
+            return code
+    except (OSError, EOFError, ValueError, TypeError):
+        pass
+    code = marshal.dumps(compile(HARNESS, "<harness>", "exec"))
+    try:
+        write_atomically(path, code)
+    except OSError:
+        pass
+    return code
