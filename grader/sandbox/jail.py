@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from grader.model import Limits
 from grader.sandbox import linux
+from grader.sandbox.groups import ResourceGroup
 from grader.sandbox.isolation import Isolation, netns_fd
 from grader.sandbox.wire import BOOTSTRAP
 
@@ -26,6 +27,10 @@ DEVICES = ("null", "zero", "full", "random", "urandom")
 MS_NOEXEC, MS_MOVE = 8, 8192
 
 
+class _NotStarted(Exception):
+    """The sandbox could not start; its message is the report's."""
+
+
 @dataclass(frozen=True)
 class Jail:
     """Everything the child needs to lock itself in; read after the fork, so nothing is sent."""
@@ -38,13 +43,14 @@ class Jail:
     cpu_ceiling: float
     nproc: int  # RLIMIT_NPROC
     sweep_uid: bool  # kill what a previous holder of the slot uid left running
+    group: ResourceGroup | None = None  # joined first: nothing of the submission ever runs outside it
 
     def run(self, requests_r: int, replies_w: int) -> None:  # pragma: no cover - runs in the forked child
         """Enter the jail and exec the harness; a failure is reported on the reply pipe. Never returns."""
         try:
             self._enter(requests_r, replies_w)
         except BaseException as error:  # noqa: BLE001
-            message = f"sandbox set-up failed: {error}"
+            message = str(error) if isinstance(error, _NotStarted) else f"sandbox set-up failed: {error}"
             try:
                 data = json.dumps({"sandbox_error": message}).encode()
                 try:
@@ -57,6 +63,13 @@ class Jail:
 
     def _enter(self, requests_r: int, replies_w: int) -> None:  # pragma: no cover - runs in the forked child
         iso, limits, python = self.isolation, self.limits, self.python
+        if self.group is not None:
+            # The child moves itself: joining a v1 group waits for an RCU grace period, which the grader
+            # would otherwise spend blocked (it imports the report's modules meanwhile).
+            try:
+                self.group.add(os.getpid())
+            except OSError as error:
+                raise _NotStarted(f"cannot start the sandbox: {error}") from None
         os.setsid()
         linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)  # the sandbox dies with the grader
         linux.prctl(linux.PR_SET_NO_NEW_PRIVS, 1)  # no setuid program gives root back, whatever the layers
