@@ -5,6 +5,6 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from grader.commands import authoring, batch, doctor, student
+from grader.commands import authoring, batch, doctor, platforms, student
 
-COMMANDS: list[ModuleType] = [student, authoring, batch, doctor]
+COMMANDS: list[ModuleType] = [student, authoring, batch, platforms, doctor]
