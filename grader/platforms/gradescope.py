@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from grader.model import Outcome, Report, Verdict
-from grader.outputs.text import plain_body, points
+from grader.outputs.text import headline, plain_body, points
 
 
 @dataclass(frozen=True)
@@ -88,6 +88,6 @@ def _exercise_line(item: Graded, withheld: bool) -> str:
 
 
 def test_output(outcome: Outcome) -> str:
-    head = str(outcome.verdict) + (f": {outcome.feedback}" if outcome.feedback else "")
+    head = headline(outcome)
     body = plain_body(outcome)  # nothing of a hidden test: no input, expected value or output
     return f"{head}\n{body}" if body else head

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from grader.batch.plan import grader_version
 from grader.batch.discover import Found, NameRule, discover, extension
 from grader.batch.work import uniform_report
 from grader.course import Course
@@ -66,7 +67,7 @@ def grade_submission(where: AutograderRoot, course: Course, rule: NameRule, *, r
                                   private, run_all))
         stray = [name.removeprefix(f"{STUDENT}/") for name in found.stray]
     note = f"Not graded (no exercise has this name): {', '.join(stray)}" if stray else ""
-    return results(graded, {"submission": metadata}, note=note)
+    return results(graded, {"grader_version": grader_version(), "submission": metadata}, note=note)
 
 
 def _graded(exercise: Exercise, found: Found, folder: Path, private: tuple[Path, ...], run_all: bool) -> Graded:
