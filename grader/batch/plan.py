@@ -16,11 +16,12 @@ from grader.errors import SpecError, SpecProblem
 from grader.expected import ExpectationError, expected_values
 from grader.grading import grade, read_submission
 from grader.model import Exercise, Report, Verdict
+from grader.platforms import DISTRIBUTION
 
 
 def grader_version() -> str:
     try:
-        return version("grader")
+        return version(DISTRIBUTION)
     except PackageNotFoundError:
         return "unknown"
 

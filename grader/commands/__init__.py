@@ -5,6 +5,6 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from grader.commands import authoring, batch, doctor, similar, student
+from grader.commands import authoring, batch, doctor, platforms, similar, student
 
-COMMANDS: list[ModuleType] = [student, authoring, batch, similar, doctor]
+COMMANDS: list[ModuleType] = [student, authoring, batch, similar, platforms, doctor]

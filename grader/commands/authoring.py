@@ -45,11 +45,18 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     importer = command("import", "turn a lesson (JSON) into exercises and their accepted references", run_import)
     importer.add_argument("lesson", metavar="LESSON.json", help="the lesson file")
     importer.add_argument("--force", action="store_true", help="overwrite exercises that exist")
-    export = command("export", "write the student bundle: statements, starter code, visible tests, hints",
-                     run_export)
-    export.add_argument("--student", metavar="DIR", required=True, help="the folder to write the bundle to")
+    export = command("export", "write a bundle: for students (statements, starter code, visible tests, hints) "
+                               "or Gradescope's autograder zip", run_export)
+    # One of the two, checked in run_export: the CLI's stand-in parsers have no argument groups.
+    export.add_argument("--student", metavar="DIR", help="the folder to write the student bundle to")
+    export.add_argument("--gradescope", metavar="ZIP", help="the autograder zip to write (setup.sh, "
+                                                            "run_autograder, exercises, references, the grader)")
     export.add_argument("ids", metavar="ID", nargs="*", help="exercise ids (default: every exercise)")
-    export.add_argument("--force", action="store_true", help="write into a folder that is not empty")
+    export.add_argument("--match", metavar="TEMPLATE", action="append", default=None,
+                        help="--gradescope: file-name rule for submissions, as `grader batch --match`")
+    export.add_argument("--force", action="store_true", help="write into a folder that is not empty, or over "
+                                                             "an existing zip")
+    export.set_defaults(parser=export)
     new = command("new", "scaffold an exercise and its reference folders", run_new)
     new.add_argument("id", metavar="ID", help="the new exercise's id, e.g. count-rooks")
     new.add_argument("--kind", choices=list(KINDS), default="function", help="what students hand in")
@@ -181,13 +188,37 @@ def run_export(args: argparse.Namespace) -> ExitCode:
     from grader.course import Course
     from grader.export import export_student_bundle
 
+    if bool(args.student) == bool(args.gradescope):
+        args.parser.error("give one of --student DIR or --gradescope ZIP")
     course = Course.at(args.exercises)
     exercises = course.load_all(_selected(course, args.ids), as_written=True)
+    if args.gradescope:
+        return _export_gradescope(exercises, args)
+    if args.match:
+        args.parser.error("--match is for --gradescope")
     bundle = export_student_bundle(exercises, Path(args.student), force=args.force)
     console = _console()
     for line in bundle.lines():
         console.print(line)
     console.print(Text(f"Students run: grader check ID FILE --exercises {bundle.exercises_dir}", style="bold"))
+    return ExitCode.OK
+
+
+def _export_gradescope(exercises: list[Exercise], args: argparse.Namespace) -> ExitCode:
+    from rich.text import Text
+
+    from grader.batch.discover import NameRule, extension
+    from grader.platforms.bundle import write_gradescope_bundle
+
+    match = tuple(args.match or ())
+    NameRule(match)  # a template without {id} is refused now, not on Gradescope
+    bundle = write_gradescope_bundle(exercises, Path(args.gradescope), match=match, force=args.force)
+    console = _console()
+    console.print(f"wrote {bundle.path}: {len(bundle.exercises)} exercises ({', '.join(bundle.exercises)}), "
+                  f"{bundle.wheel}")
+    console.print(Text("Upload it on the assignment's Configure Autograder page; students hand in "
+                       + ", ".join(f"{e.id}.{extension(e)}" for e in exercises[:3]) + (" ..." if len(exercises) > 3 else ""),
+                       style="bold"))
     return ExitCode.OK
 
 

@@ -36,7 +36,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     hint.add_argument("--reset", action="store_true", help="start the hints again from the first")
     check = command("check", "grade a submission and print the report", run_check)
     check.add_argument("submission", metavar="SUBMISSION", help="the file to grade")
-    check.add_argument("--format", choices=sorted(report_formats()), default="terminal", help="report format")
+    # A metavar: the choices, now with each platform's, would not wrap in the usage line.
+    check.add_argument("--format", choices=sorted(report_formats()), default="terminal", metavar="FORMAT",
+                       help=f"report format: {', '.join(sorted(report_formats()))} (default: terminal)")
     check.add_argument("--all", action="store_true", help="run big tests even after a small test failed")
 
 

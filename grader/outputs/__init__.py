@@ -38,7 +38,9 @@ class Entry:
 OUTPUTS: dict[str, Entry] = {
     "csv": Entry("grader.outputs.csv_gradebook:CsvGradebook", batch=True),
     "json": Entry("grader.outputs.json_report:JsonReport", report=True, batch=True),
-    "gradescope": Entry("grader.outputs.gradescope:GradescopeResults", batch=True),
+    "gradescope": Entry("grader.outputs.gradescope:GradescopeResults", report=True, batch=True),
+    "prairielearn": Entry("grader.outputs.prairielearn:PrairieLearnResults", report=True),
+    "github-classroom": Entry("grader.outputs.github_classroom:GitHubClassroomResults", report=True),
     "junit": Entry("grader.outputs.junit:JUnitXml", batch=True),
     "html": Entry("grader.outputs.html:HtmlPages", batch=True),
     "terminal": Entry("grader.outputs.terminal:TerminalReport", report=True),

@@ -70,3 +70,11 @@ def plain_body(outcome: Outcome) -> str:
     if outcome.details:
         parts.append(outcome.details)
     return "\n".join(parts)
+
+
+def headline(outcome: Outcome) -> str:
+    """'wrong_answer: expected 3, got 4'; the verdict once when the feedback starts with it already."""
+    verdict, feedback = str(outcome.verdict), outcome.feedback
+    if not feedback or feedback.startswith(f"{verdict}:"):
+        return feedback or verdict
+    return f"{verdict}: {feedback}"

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from importlib.metadata import version
 
+from grader.platforms import DISTRIBUTION
 from tests.batch.classroom import expected_gradebook
 from tests.batch.conftest import GradedClass
 
@@ -60,7 +61,7 @@ def test_the_database_holds_one_row_per_submission_and_test_with_its_hashes_and_
     assert len({(student, exercise, test) for student, exercise, test, *_ in rows}) == len(rows)
     assert all(len(s) == 64 or s == "missing" or ":" in s for _, _, _, s, _, _ in rows)  # sha256 hex digests
     assert {len(e) for *_, e, _ in rows} == {64}
-    assert {g for *_, g in rows} == {version("grader")}
+    assert {g for *_, g in rows} == {version(DISTRIBUTION)}
     outcomes = db.execute("SELECT COUNT(*), COUNT(DISTINCT submission_hash || exercise_hash || position) "
                           "FROM outcomes").fetchone()
     assert outcomes[0] == outcomes[1]

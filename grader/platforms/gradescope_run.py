@@ -1,0 +1,132 @@
+"""`grader gradescope-run`: what run_autograder does for one submission. Every exercise of the bundle is
+graded from the files in ROOT/submission/ (matched as a batch matches a student's folder), the student is
+read from ROOT/submission_metadata.json, and ROOT/results/results.json is written, also when grading fails."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from grader.batch.plan import grader_version
+from grader.batch.discover import Found, NameRule, discover, extension
+from grader.batch.work import uniform_report
+from grader.course import Course
+from grader.grading import grade
+from grader.model import Exercise, Verdict
+from grader.platforms.gradescope import Graded, results
+
+ROOT_VARIABLE = "GRADER_AUTOGRADER_ROOT"
+DEFAULT_ROOT = Path("/autograder")
+STUDENT = "submission"  # the one folder of the class the submission is read as
+
+
+@dataclass(frozen=True)
+class AutograderRoot:
+    """Gradescope's layout (docs/specs.md): where the bundle, the submission and the results live."""
+
+    root: Path
+
+    @classmethod
+    def from_environment(cls, given: str | None = None) -> AutograderRoot:
+        return cls(Path(given or os.environ.get(ROOT_VARIABLE) or DEFAULT_ROOT))
+
+    @property
+    def exercises(self) -> Path:
+        return self.root / "source" / "exercises"
+
+    @property
+    def submission(self) -> Path:
+        return self.root / "submission"
+
+    @property
+    def metadata(self) -> Path:
+        return self.root / "submission_metadata.json"
+
+    @property
+    def results(self) -> Path:
+        return self.root / "results" / "results.json"
+
+
+def grade_submission(where: AutograderRoot, course: Course, rule: NameRule, *, run_all: bool = False) -> dict[str, object]:
+    exercises = course.load_all()
+    metadata = read_metadata(where.metadata)
+    graded = []
+    # The submission folder is read as the one student of a class, so a batch's matching rules apply as
+    # they are; the link keeps the student's files where Gradescope put them.
+    with tempfile.TemporaryDirectory(prefix="grader-gradescope-") as class_root:
+        os.symlink(where.submission.resolve(), Path(class_root) / STUDENT, target_is_directory=True)
+        found = discover(Path(class_root), exercises, rule)
+        private = course.private_paths(where.root.resolve())  # the bundle, the results, the metadata
+        for exercise in exercises:
+            graded.append(_graded(exercise, found.found[(STUDENT, exercise.id)], Path(class_root) / STUDENT,
+                                  private, run_all))
+        stray = [name.removeprefix(f"{STUDENT}/") for name in found.stray]
+    note = f"Not graded (no exercise has this name): {', '.join(stray)}" if stray else ""
+    return results(graded, {"grader_version": grader_version(), "submission": metadata}, note=note)
+
+
+def _graded(exercise: Exercise, found: Found, folder: Path, private: tuple[Path, ...], run_all: bool) -> Graded:
+    path, refused = found.path, found.refused
+    if path is None:
+        name = f"{exercise.id}.{extension(exercise)}"
+        return Graded(exercise.id, None, uniform_report(exercise, "-", Verdict.MISSING,
+                                                        f"Hand in a file named {name}."))
+    relative = path.relative_to(folder).as_posix()
+    if refused:
+        return Graded(exercise.id, relative, uniform_report(exercise, relative, Verdict.RUNTIME_ERROR, refused))
+    started = time.monotonic()
+    report = grade(exercise, path, run_all=run_all, private_paths=private, label=relative)
+    return Graded(exercise.id, relative, report, time.monotonic() - started)
+
+
+def read_metadata(path: Path) -> dict[str, object]:
+    """Who handed in and when (docs/submission_metadata.md), for the instructor's extra_data; empty when
+    Gradescope wrote none (a local test)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    assignment = data.get("assignment") if isinstance(data.get("assignment"), dict) else {}
+    users = [{key: user.get(key) for key in ("id", "name", "email")}
+             for user in data.get("users") or [] if isinstance(user, dict)]
+    kept: dict[str, object] = {"id": data.get("id"), "created_at": data.get("created_at"), "users": users,
+                               "assignment": assignment.get("title"), "due_date": assignment.get("due_date")}
+    late = _after(data.get("created_at"), assignment.get("late_due_date") or assignment.get("due_date"))
+    if late is not None:
+        kept["late"] = late
+    return kept
+
+
+def _after(when: object, deadline: object) -> bool | None:
+    try:
+        return datetime.fromisoformat(str(when)) > datetime.fromisoformat(str(deadline))
+    except ValueError:
+        return None
+
+
+def failure_results(error: BaseException) -> dict[str, object]:
+    """A results.json for a run that could not grade (best_practices.md: always write one): the student is
+    told it is not their doing; the instructor sees the error in extra_data and in stdout."""
+    return {
+        "score": 0,
+        "output": "The autograder could not grade this submission. This is not a problem with your code: your "
+                  "instructor can see the error. Please let them know.",
+        "output_format": "text",
+        "stdout_visibility": "hidden",
+        "tests": [],
+        "extra_data": {"grader_error": f"{type(error).__name__}: {error}"},
+    }
+
+
+def write_results(path: Path, data: dict[str, object]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.partial")
+    partial.write_text(json.dumps(data, indent=2, ensure_ascii=True) + "\n", encoding="utf-8")
+    partial.replace(path)
