@@ -41,6 +41,10 @@ OUTPUTS: dict[str, Entry] = {
     "junit": Entry("grader.outputs.junit:JUnitXml", batch=True),
     "html": Entry("grader.outputs.html:HtmlPages", batch=True),
     "terminal": Entry("grader.outputs.terminal:TerminalReport", report=True),
+    # `grader batch --gradebook NAME`: the class joined to its roster, as an LMS imports it.
+    "canvas": Entry("grader.outputs.lms_gradebook:CanvasGradebook"),
+    "moodle": Entry("grader.outputs.lms_gradebook:MoodleGradebook"),
+    "plain": Entry("grader.outputs.lms_gradebook:PlainGradebook"),
 }
 
 
