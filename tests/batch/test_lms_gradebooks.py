@@ -62,7 +62,7 @@ def test_the_canvas_import_file_has_the_columns_canvas_documents(lms_batch: tupl
     body = {row[1]: row for row in rows[1:]}
     assert all(row[1] or row[2] for row in rows[1:])  # each student found by an id
     assert body["340934"] == ["Smith, Bob", "340934", "S001", "bsmith", "Section 1", "4", "4"]
-    assert body["340935"][5:] == ["1", ""]  # handed in add only (late: Canvas marks that itself)
+    assert body["340935"][5:] == ["1", "0"]  # no shout.py: missing, 0 as in every gradebook; late: Canvas knows
     assert body["340936"][5:] == ["", ""]  # on the roster, no hand-in: no grade given
     assert "340999" not in body  # not on the roster: Canvas could not match them
 
