@@ -12,11 +12,13 @@ from typing import TYPE_CHECKING, Any
 
 from grader.errors import UsageError
 
-from grader.batch.layouts import LAYOUTS
-from grader.batch.roster import COLUMNS
 from grader.outputs import batch_outputs
 
 GRADEBOOKS = ("canvas", "moodle", "plain")
+# grader.batch.layouts.LAYOUTS and grader.batch.roster.COLUMNS, written out: every command builds this parser,
+# and importing the batch modules for it costs each one start-up time (a test keeps them equal).
+LAYOUT_NAMES = ("folders", "canvas", "moodle", "gradescope", "github-classroom")
+ROSTER_COLUMNS = ("folder", "name", "id", "sis_id", "login", "email", "section")
 
 if TYPE_CHECKING:  # the batch machinery is imported when a batch runs: every other command starts faster
     from rich.console import Console
@@ -57,10 +59,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
                         help="grade only this exercise (repeatable; default: every exercise someone handed in)")
     parser.add_argument("--outputs", metavar="LIST", type=_outputs, default=batch_outputs(),
                         help=f"comma-separated, from {','.join(batch_outputs())} (default: all)")
-    parser.add_argument("--layout", choices=("auto", *LAYOUTS), default="auto",
+    parser.add_argument("--layout", choices=("auto", *LAYOUT_NAMES), default="auto",
                         help="how SUBMISSIONS_DIR is laid out (default: auto, by the marks each platform leaves)")
     parser.add_argument("--roster", metavar="CSV", type=Path,
-                        help=f"who is who: a CSV with a header, `folder` and any of {', '.join(COLUMNS[1:])}")
+                        help=f"who is who: a CSV with a header, `folder` and any of {', '.join(ROSTER_COLUMNS[1:])}")
     parser.add_argument("--gradebook", metavar="KIND", choices=GRADEBOOKS, action="append", default=None,
                         help=f"also write a gradebook an LMS imports, repeatable: {', '.join(GRADEBOOKS)} "
                              f"(gradebook-KIND.csv)")
@@ -148,7 +150,7 @@ def run_batch(args: argparse.Namespace) -> int:
             return 130
         book = batch.gradebook()
         written = batch.write_outputs(book)
-        known = _write_class_list(batch, roster, dict(args.assignment or ()), book)
+        known = _write_class_list(batch, roster, dict(args.assignment or ()), book, args.gradebook or [])
         for kind in args.gradebook or ():
             written += output(kind).write(book, options.out)
     finally:
@@ -188,9 +190,10 @@ def _describe_class(batch: Batch, err: Console) -> None:
             err.print(Text(f"{len(items)} file{'s' if len(items) != 1 else ''} {label}: {shown}", style="yellow"))
 
 
-def _write_class_list(batch: Batch, roster: Roster | None, assignments: dict[str, str],
-                      book: Gradebook) -> dict[str, Any]:
-    """class.json beside the gradebooks: who is who (roster joined to the hand-ins), late hand-ins."""
+def _write_class_list(batch: Batch, roster: Roster | None, assignments: dict[str, str], book: Gradebook,
+                      gradebooks: list[str]) -> dict[str, Any]:
+    """Who is who (the roster joined to the hand-ins), and late hand-ins; class.json, with a roster or an
+    LMS gradebook, for the gradebooks to read."""
     import json
 
     from grader.batch.roster import class_list
@@ -206,7 +209,8 @@ def _write_class_list(batch: Batch, roster: Roster | None, assignments: dict[str
                          f"({', '.join(sorted(graded))})")
     known = class_list(folder.students, folder.ids, {s: folder.late(s) for s in folder.students}, roster,
                        assignments, folder.layout)
-    write_atomic(batch.options.out / CLASS_FILE, json.dumps(known, indent=1, ensure_ascii=True) + "\n")
+    if roster is not None or gradebooks:  # outputs are written on request only
+        write_atomic(batch.options.out / CLASS_FILE, json.dumps(known, indent=1, ensure_ascii=True) + "\n")
     return known
 
 

@@ -156,3 +156,11 @@ def test_the_layout_can_be_named_instead_of_detected(tmp_path: Path, exercises: 
     (tmp_path / "download" / "extra-folder").mkdir()
     found = discover(tmp_path / "download", exercises, NameRule(), layout="canvas")
     assert found.layout == "canvas" and "smithbob" in found.students
+
+
+def test_the_command_line_offers_every_layout_and_roster_column() -> None:
+    from grader.batch.layouts import LAYOUTS
+    from grader.batch.roster import COLUMNS
+    from grader.commands.batch import LAYOUT_NAMES, ROSTER_COLUMNS
+
+    assert LAYOUT_NAMES == tuple(LAYOUTS) and ROSTER_COLUMNS == COLUMNS
