@@ -108,18 +108,22 @@ def class_list(students: list[str], ids: dict[str, dict[str, str]], late: dict[s
                roster: Roster | None, assignments: dict[str, str], layout: str) -> dict[str, object]:
     """class.json: who is who, for the gradebooks an LMS imports. Without a roster, each student as the
     platform's download names them (with the ids it gives, such as Canvas's user id)."""
+    people: list[dict[str, object]]
+    unknown: list[dict[str, object]] = []
     if roster is None:
-        people = [{"student": s, "status": "graded",
-                   **Person(s, s, **{k: v for k, v in ids.get(s, {}).items() if k in MATCHED_BY}).fields()}
-                  for s in students]
-        unknown: list[dict[str, object]] = []
+        people = [{"student": s, "status": "graded", **_from_download(s, s, ids).fields()} for s in students]
     else:
         matching = roster.match(students, ids)
         student_of = {person.line: student for student, person in matching.matched.items()}
         people = [{"student": student_of.get(p.line), "status": "graded" if p.line in student_of else "no hand-in",
                    **p.fields()} for p in roster.people]
-        unknown = [{"student": s, "status": "not on the roster",
-                    **Person(s, **{k: v for k, v in ids.get(s, {}).items() if k in MATCHED_BY}).fields()}
+        unknown = [{"student": s, "status": "not on the roster", **_from_download(s, "", ids).fields()}
                    for s in matching.unknown]
     return {"version": 1, "layout": layout, "assignments": assignments, "roster": people, "unknown": unknown,
             "late": {s: exercises for s, exercises in late.items() if exercises}}
+
+
+def _from_download(student: str, name: str, ids: dict[str, dict[str, str]]) -> Person:
+    given = ids.get(student, {})
+    return Person(student, name, id=given.get("id", ""), sis_id=given.get("sis_id", ""),
+                  login=given.get("login", ""), email=given.get("email", ""))

@@ -7,11 +7,9 @@ import os
 import signal
 from pathlib import Path
 from types import FrameType
-
 from typing import TYPE_CHECKING, Any
 
 from grader.errors import UsageError
-
 from grader.outputs import batch_outputs
 
 GRADEBOOKS = ("canvas", "moodle", "plain")
@@ -119,10 +117,10 @@ def run_batch(args: argparse.Namespace) -> int:
     from grader.batch.discover import NameRule
     from grader.batch.pool import default_workers
     from grader.batch.roster import load_roster
-    from grader.outputs import output
     from grader.batch.session import Batch, Options
     from grader.batch.summary import summary
     from grader.model import Verdict
+    from grader.outputs import output
 
     if args.cluster and args.workers:
         args.parser.error("--workers is for local runs; a --cluster has its own workers")

@@ -19,7 +19,7 @@ from pathlib import Path
 from grader.batch.gradebook import Gradebook
 from grader.errors import UsageError
 from grader.outputs import Output
-from grader.outputs.csv_gradebook import _inert
+from grader.outputs.csv_gradebook import inert
 from grader.outputs.files import write_atomic
 from grader.outputs.text import points
 
@@ -69,7 +69,7 @@ class CanvasGradebook(Output):
         known = read_class(folder)
         rows = [[*CANVAS_IDENTITY, *_assignments(book, known["assignments"], CANVAS_RESERVED)]]
         for person in known["roster"]:
-            rows.append([_inert(person["name"] or person["folder"]), person["id"], person["sis_id"],
+            rows.append([inert(person["name"] or person["folder"]), person["id"], person["sis_id"],
                          person["login"], person["section"], *_scores(book, person["student"])])
         return [write_atomic(folder / self.FILE, _csv(rows))]
 
@@ -87,7 +87,7 @@ class MoodleGradebook(Output):
         names = _assignments(book, known["assignments"], {"full name", *(t.lower() for t, _ in MOODLE_IDENTITY)})
         rows = [["Full name", *(title for title, _ in identity), *names]]
         for person in people:
-            rows.append([_inert(person["name"] or person["folder"]), *(person[key] for _, key in identity),
+            rows.append([inert(person["name"] or person["folder"]), *(person[key] for _, key in identity),
                          *_scores(book, person["student"])])
         return [write_atomic(folder / self.FILE, _csv(rows))]
 
@@ -103,6 +103,6 @@ class PlainGradebook(Output):
         for person in known["roster"] + known["unknown"]:
             student = person["student"]
             total = points(book.total(student)) if student in book.students else ""
-            rows.append([_inert(person[key]) for key in self.PERSON] + _scores(book, student)
+            rows.append([inert(person[key]) for key in self.PERSON] + _scores(book, student)
                         + [total, " ".join(known["late"].get(student or "", [])), person["status"]])
         return [write_atomic(folder / self.FILE, _csv(rows))]
