@@ -137,8 +137,9 @@ def _match(hand_in: HandIn, exercises: list[Exercise], rule: NameRule, result: C
         for exercise in exercises:
             result.found[(student, exercise.id)] = Found(student, exercise.id, None, hand_in.refused)
         return
-    # (depth, rank, path) for each candidate of each exercise: the shallowest file wins, then the best name.
-    candidates: dict[str, list[tuple[int, int, str, int]]] = {}
+    # (folder?, depth, rank, path) for each candidate of each exercise: a file before a folder of the same
+    # name (refused), then the shallowest, then the best name.
+    candidates: dict[str, list[tuple[bool, int, int, str, int]]] = {}
     for position, candidate in enumerate(hand_in.files):
         matches = [(exercise, rank + looseness) for looseness, name in enumerate(candidate.names)
                    for exercise in exercises if (rank := rule.rank(name, exercise)) is not None]
@@ -149,13 +150,14 @@ def _match(hand_in: HandIn, exercises: list[Exercise], rule: NameRule, result: C
         # A name that fits several exercises (n_queens_ii.py fits *{id}* of n-queens too) goes to the
         # exercise it names most completely: the best rank, then the longest id.
         exercise, rank = min(matches, key=lambda m: (m[1], -len(m[0].id)))
-        candidates.setdefault(exercise.id, []).append((candidate.depth, rank, str(candidate.path), position))
+        candidates.setdefault(exercise.id, []).append(
+            (candidate.path.is_dir(), candidate.depth, rank, str(candidate.path), position))
     for exercise in exercises:
         ranked = sorted(candidates.get(exercise.id, []))
         if not ranked:
             result.found[(student, exercise.id)] = Found(student, exercise.id, None)
             continue
-        chosen = hand_in.files[ranked[0][3]]
+        chosen = hand_in.files[ranked[0][-1]]
         result.duplicates += [
             visible(f"{_shown(student, hand_in.files[other].path, hand_in)} (graded {chosen.path.name} for "
                     f"{exercise.id})") for *_, other in ranked[1:]]

@@ -164,3 +164,12 @@ def test_the_command_line_offers_every_layout_and_roster_column() -> None:
     from grader.commands.batch import LAYOUT_NAMES, ROSTER_COLUMNS
 
     assert LAYOUT_NAMES == tuple(LAYOUTS) and ROSTER_COLUMNS == COLUMNS
+
+
+def test_a_file_wins_over_a_folder_of_the_same_name(tmp_path: Path, exercises: list[Exercise]) -> None:
+    # Unzipping count-queens.py.zip in place gives a folder count-queens.py/ holding the file.
+    write(tmp_path / "class" / "ada" / "count-queens.py" / "count-queens.py")
+    found = discover(tmp_path / "class", exercises, NameRule())
+    chosen = found.found[("ada", "count-queens")]
+    assert chosen.path == tmp_path / "class" / "ada" / "count-queens.py" / "count-queens.py"
+    assert chosen.refused == ""
