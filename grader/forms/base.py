@@ -61,6 +61,11 @@ class TestForm:
             return str(expected), result.stdout
         return show(expected, 2000), show(result.value, 2000) if result.has_value else None
 
+    def spec_entry(self, test: Test, expected: object) -> dict[str, object] | None:
+        """The form's keys as a student bundle writes them, its expected answers written out (`expected`:
+        the test's expected value, MISSING when there is none); None: the default `expect` is written."""
+        return None
+
     def confirm(self, test: Test, produced: object) -> str:
         """Why the reference's answer contradicts the test's written expectation ("" when it agrees)."""
         check = run_checker(test.checker, test.expect, produced, checker_input(test))

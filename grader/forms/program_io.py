@@ -131,6 +131,24 @@ class ProgramIOForm(TestForm):
         stdout = test.expect if test.expect is not MISSING else getattr(expected, "stdout", "")
         return str(stdout), result.stdout
 
+    def spec_entry(self, test: Test, expected: object) -> dict[str, object] | None:
+        io = test.io or ProgramIO()
+        reference = expected if isinstance(expected, ProgramAnswer) else None
+        stdout = test.expect if test.expect is not MISSING else reference.stdout if reference else MISSING
+        files = {**dict(reference.files if reference else ()), **dict(io.expect_files)}
+        # A file the reference does not write cannot be written out as expected: the bundle leaves it unchecked.
+        outputs = [name for name in io.output_files if files.get(name) is not None]
+        entry: dict[str, object] = {"args": list(io.args), "files": dict(io.files), "output_files": outputs,
+                                    "expect_files": {name: files[name] for name in outputs}}
+        status = io.exit_status if io.exit_status is not None else reference.exit_status if reference else None
+        if status:
+            entry["exit_status"] = status
+        if io.stderr is not None:
+            entry["stderr"] = io.stderr
+        if stdout is not MISSING:
+            entry["expect"] = str(stdout)
+        return entry
+
     def confirm(self, test: Test, produced: object) -> str:
         if not isinstance(produced, ProgramAnswer):
             return "the reference gave no program answer"

@@ -103,3 +103,11 @@ class RaisesForm(TestForm):
     def confirm(self, test: Test, produced: object) -> str:
         assert test.raises is not None
         return raise_problem(test.raises, produced)
+
+    def spec_entry(self, test: Test, expected: object) -> dict[str, object] | None:
+        assert test.raises is not None
+        return {"raises": raises_entry(test.raises)}
+
+
+def raises_entry(expected: ExpectedRaise) -> object:
+    return {"class": expected.cls, "message": expected.message} if expected.message else expected.cls

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from grader.checkers import run_checker, show
 from grader.forms.base import TestForm
 from grader.forms.given import call_arguments
-from grader.forms.raises import Raised, raise_problem, read_raises
+from grader.forms.raises import BUILTIN_ERRORS, Raised, raise_problem, raises_entry, read_raises
 from grader.model import MISSING, CheckResult, ExpectedRaise, RunResult, Step, Test
 
 if TYPE_CHECKING:
@@ -157,6 +157,23 @@ class StepsForm(TestForm):
 
     def shown(self, test: Test, result: RunResult, expected: object) -> tuple[str | None, str | None]:
         return None, None  # the feedback names the failing step and its details show the steps before it
+
+    def spec_entry(self, test: Test, expected: object) -> dict[str, object] | None:
+        answers = expected if isinstance(expected, list) else [None] * len(test.steps)
+        steps: list[object] = []
+        for step, answer in zip(test.steps, answers):
+            if step.raises is not None:
+                steps.append({"do": step.code, "raises": raises_entry(step.raises)})
+            elif step.written:
+                steps.append({"do": step.code, "expect_literal": repr(step.expect)})
+            elif step.expression and isinstance(answer, StepAnswer) and answer.raised is not None \
+                    and answer.raised.error_type in BUILTIN_ERRORS:
+                steps.append({"do": step.code, "raises": answer.raised.error_type})
+            elif step.expression and isinstance(answer, StepAnswer) and answer.raised is None:
+                steps.append({"do": step.code, "expect_literal": repr(answer.value)})
+            else:
+                steps.append(step.code)  # a statement (or an exception no built-in class names)
+        return {"steps": steps}
 
     def confirm(self, test: Test, produced: object) -> str:
         answers = produced if isinstance(produced, list) else []

@@ -260,3 +260,19 @@ def test_validate_checks_the_reference_raises_the_expected_class(forms_course) -
     result = run_cli("validate", "--exercises", forms_course.exercises, "mean")
     assert result.returncode != 0
     assert "test 'empty list'" in result.stdout and "expected ValueError" in result.stdout
+
+
+def test_a_student_bundle_writes_every_form_out_and_checks_without_references(forms_course, tmp_path) -> None:  # noqa: ANN001
+    forms_course.write("mean", MEAN.replace("    hidden: true\n", ""))  # the generated test visible: it is exported
+    bundle = tmp_path / "bundle"
+    assert run_cli("export", "--student", bundle, "--exercises", forms_course.exercises).returncode == 0
+    assert (bundle / "exercises" / "queens_check.py").is_file() and (bundle / "exercises" / "generators.py").is_file()
+    for exercise_id, reference in (("mean", MEAN_REFERENCE), ("board", BOARD_REFERENCE), ("upper", FILES_REFERENCE),
+                                   ("queens", QUEENS_REFERENCE)):
+        submission = forms_course.submission(f"{exercise_id}-bundle.py", reference)
+        report = run_cli("check", "--exercises", bundle / "exercises", exercise_id, submission, "--format", "json").json()
+        assert report["verdict"] == "passed", report
+    wrong = forms_course.submission("board-wrong.py", BOARD_REFERENCE.replace("return not self.attacked(row, col)",
+                                                                            "return True"))
+    report = run_cli("check", "--exercises", bundle / "exercises", "board", wrong, "--format", "json").json()
+    assert report["verdict"] == "wrong_answer"
