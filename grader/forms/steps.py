@@ -121,15 +121,27 @@ class StepsForm(TestForm):
         return step_answers(result, len(test.steps))
 
     def check(self, test: Test, result: RunResult, expected: object) -> CheckResult:
+        failure = self._first_failure(test, result, expected)
+        if failure is None:
+            return CheckResult(True)
+        number, check, _ = failure
+        before = ", ".join(f"`{step.code}`" for step in test.steps[max(0, number - 6): number - 1])
+        cut = "..., " if number > 6 else ""
+        after = f"; the steps before it: {cut}{before}" if before else ""
+        return CheckResult(False, f"step {number} `{test.steps[number - 1].code}`: {check.feedback}{after}")
+
+    def _first_failure(self, test: Test, result: RunResult,
+                       expected: object) -> tuple[int, CheckResult, tuple[str, str]] | None:
+        """(step number, its check, (expected, actual) as shown) of the first failing step; None: all pass."""
         answers = step_answers(result, len(test.steps))
         references = expected if isinstance(expected, list) else [None] * len(test.steps)
         for number, (step, got, reference) in enumerate(zip(test.steps, answers, references), start=1):
             check = self._step_check(test, step, got, reference)
             if not check.passed:
-                before = [f"  {s.code}    # {a.shown()}" for s, a in zip(test.steps[: number - 1], answers)]
-                details = "the steps before it:\n" + "\n".join(before) if before else ""
-                return CheckResult(False, f"step {number} `{step.code}`: {check.feedback}", details)
-        return CheckResult(True)
+                want = (f"raises {step.raises.cls}" if step.raises else show(step.expect, 2000) if step.written
+                        else reference.shown() if isinstance(reference, StepAnswer) and step.expression else "runs")
+                return number, check, (want, got.shown())
+        return None
 
     def _step_check(self, test: Test, step: Step, got: StepAnswer, reference: object) -> CheckResult:
         if got.missing:
@@ -156,7 +168,8 @@ class StepsForm(TestForm):
         return run_checker(test.checker, want.value, got.value, call_arguments(step.code, test))
 
     def shown(self, test: Test, result: RunResult, expected: object) -> tuple[str | None, str | None]:
-        return None, None  # the feedback names the failing step and its details show the steps before it
+        failure = self._first_failure(test, result, expected)
+        return failure[2] if failure else (None, None)  # the failing step's expected and actual
 
     def spec_entry(self, test: Test, expected: object) -> dict[str, object] | None:
         answers = expected if isinstance(expected, list) else [None] * len(test.steps)
