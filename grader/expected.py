@@ -36,6 +36,8 @@ def expected_values(exercise: Exercise, every: bool = False) -> dict[str, object
     if not needed:
         return values
     truth = source_of_truth(exercise)
+    if truth is None and all(t.checker.name == "custom" for t in needed):
+        return {**values, **{t.name: None for t in needed}}  # a course's own checker judges without one
     if truth is None:
         raise ExpectationError(f"tests {', '.join(t.name for t in needed)} have no 'expect' and there is no "
                                f"accepted reference in {exercise.reference_dir / 'accepted'} to compute it")

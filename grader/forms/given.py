@@ -44,7 +44,14 @@ def read_given(reader: SpecReader, node: yaml.Node, where: str, spec_path: Path)
             if generated is not None:
                 given.append((name, generated))
             continue
-        given.append((name, reader.value(value_node)))  # type: ignore[attr-defined]
+        value = reader.value(value_node)  # type: ignore[attr-defined]
+        try:
+            marshal.dumps(value)  # how the sandbox gets it
+        except ValueError:
+            reader.problem(value_node, f"given '{name}' of {where} is a {type(value).__name__}: "
+                                       f"the sandbox takes lists, dicts, text and numbers")
+            continue
+        given.append((name, value))
     return tuple(given)
 
 

@@ -277,3 +277,11 @@ def test_a_student_bundle_writes_every_form_out_and_checks_without_references(fo
                                                                             "return True"))
     report = run_cli("check", "--exercises", bundle / "exercises", "board", wrong, "--format", "json").json()
     assert report["verdict"] == "wrong_answer"
+
+
+def test_a_custom_checker_judges_without_a_reference(course) -> None:  # noqa: ANN001
+    course.write("queens", QUEENS)
+    (course.exercises / "queens_check.py").write_text(QUEENS_CHECK.replace(
+        "    if expected is None:\n", "    if n < 4:\n"))
+    report = check(course, "queens", QUEENS_REFERENCE)
+    assert report["verdict"] == "passed", report

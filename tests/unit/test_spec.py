@@ -226,6 +226,8 @@ FORM_PROBLEMS = [
     (_with("    given: {xs: {generator: floats}}\n"), {"generators.py": "def floats(:\n"},
      "add.yaml:8:29: given 'xs' of test 'add(1, 2)': generators.py is not valid Python (invalid syntax "
      "(generators.py, line 1))"),
+    (_with("    given: {when: 2024-01-01}\n"), {},
+     "add.yaml:8:19: given 'when' of test 'add(1, 2)' is a date: the sandbox takes lists, dicts, text and numbers"),
     (PROGRAM + "    given: {x: 1}\n", {}, "add.yaml:6:12: 'given' binds names for a call: test 'one' is not a function test"),
     (_with("    args: [a]\n"), {},
      "add.yaml:8:11: 'args' is for program exercises; test 'add(1, 2)' is in a function exercise"),
