@@ -28,6 +28,9 @@ _repr_int, _repr_float = int.__repr__, float.__repr__
 # changes its own tests' behaviour, not the loop that serves them.
 _read, _write, _fork, _wait4, _exit = os.read, os.write, os.fork, os.wait4, os._exit
 _loads, _kill, _killpg, _waitpid = marshal.loads, os.kill, os.killpg, os.waitpid
+# The builtin exception classes, by identity, taken before any submission code could replace them.
+_BUILTIN_ERRORS = {id(value): value for value in vars(builtins).values()
+                   if isinstance(value, type) and issubclass(value, BaseException)}
 
 
 def read_exact(size):
@@ -80,7 +83,9 @@ def literal(value, depth=0):
     if kind is dict:
         pairs = ("[" + literal(k, depth + 1) + ", " + literal(v, depth + 1) + "]" for k, v in value.items())
         return '{"$d": [' + ", ".join(pairs) + "]}"
-    raise TypeError("a " + kind.__name__ + " object is not plain data (return lists, tuples, str, int, ...)")
+    # Not plain data (a map, a generator, an instance): only its type's name goes back, and the grader
+    # judges it a wrong answer that names the type.
+    return '{"$o": ' + _json_str(str.__str__(kind.__name__)) + "}"
 
 
 def describe(error, limit=40):
@@ -97,7 +102,8 @@ def describe(error, limit=40):
     rows = text.splitlines()
     if len(rows) > limit:
         rows = rows[: limit // 2] + ["    ... (%d lines cut)" % (len(rows) - limit)] + rows[-limit // 2 :]
-    return {"error_type": type(error).__name__, "message": str(error)[:500], "traceback": "\n".join(rows)}
+    return {"error_type": type(error).__name__, "builtin": id(type(error)) in _BUILTIN_ERRORS,
+            "message": str(error)[:500], "traceback": "\n".join(rows)}
 
 
 def load(setup):
