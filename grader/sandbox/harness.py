@@ -23,6 +23,7 @@ REQUESTS, REPLIES = 3, 4
 RESULT_CAP = 2 << 20  # bytes of a test's result (its returned value); more is "unreadable"
 SOURCE_NAME = "submission.py"
 source_text = ""  # the submission, for the lines of its tracebacks
+submission_builtins = builtins  # what the submission runs with (see forbidding)
 _repr_int, _repr_float = int.__repr__, float.__repr__
 # Bound now, before the submission runs: a submission that monkeypatches os or marshal while it loads
 # changes its own tests' behaviour, not the loop that serves them.
@@ -108,10 +109,11 @@ def describe(error, limit=40):
 
 def load(setup):
     """Compile (and for a function exercise, run) the submission once, in this process."""
-    global source_text
+    global source_text, submission_builtins
     source = source_text = setup["source"]
     code = compile(source, SOURCE_NAME, "exec", dont_inherit=True)
-    namespace = {"__name__": "submission", "__builtins__": builtins, "__file__": SOURCE_NAME}
+    submission_builtins = forbidding(setup.get("forbid") or [])
+    namespace = {"__name__": "submission", "__builtins__": submission_builtins, "__file__": SOURCE_NAME}
     if setup["mode"] == "module":  # load once; each test calls into it (a script runs whole per test)
         exec(compile(setup["prelude"], "<prelude>", "exec"), namespace)
         exec(code, namespace)
@@ -121,12 +123,71 @@ def load(setup):
     return code, namespace
 
 
+def forbidding(rules):
+    """The builtins the submission runs with, denying the spec's forbidden names at run time too (the syntax
+    tree misses getattr(itertools, "permu" + "tations")), as PrairieLearn's not_allowed does: a forbidden
+    module does not import, a forbidden attribute is absent from the modules and builtins the submission
+    sees, and the error says the rule's message. Only the submission's view changes (it gets copies of the
+    modules): the harness and the standard library keep the real ones."""
+    if not rules:
+        return builtins
+    import types
+
+    why = {}
+    for name, message in rules:
+        why[name] = "uses " + name + ", which this exercise forbids" + (": " + message if message else "")
+    attributes = {}  # module name ("" for any module) -> forbidden attribute -> why
+    for name in why:
+        module, _, attribute = name.rpartition(".")
+        attributes.setdefault(module, {})[attribute] = why[name]
+    real_import, copies = builtins.__import__, {}
+
+    def seen(module):
+        if not isinstance(module, types.ModuleType):
+            return module
+        denied = {**attributes.get("", {}), **attributes.get(module.__name__, {})}
+        if module is not builtins and not any(attr in module.__dict__ for attr in denied):
+            return module
+        if id(module) not in copies:
+            copy = types.ModuleType(module.__name__)
+            copy.__dict__.update(module.__dict__)
+            for attr in denied:
+                copy.__dict__.pop(attr, None)
+
+            def absent(attr, denied=denied, name=module.__name__):
+                raise AttributeError(denied[attr] if attr in denied else
+                                     "module %r has no attribute %r" % (name, attr))
+
+            copy.__getattr__ = absent
+            if module is builtins:
+                copy.__import__ = guarded_import
+            copies[id(module)] = (module, copy)
+        return copies[id(module)][1]
+
+    def guarded_import(name, globals=None, locals=None, fromlist=(), level=0):
+        caller = sys._getframe(1).f_globals
+        owner = sys.modules.get(caller.get("__name__", ""))
+        if owner is not None and getattr(owner, "__dict__", None) is caller:
+            return real_import(name, globals, locals, fromlist, level)  # a real module's own import
+        for forbidden in why:
+            if level == 0 and (name == forbidden or name.startswith(forbidden + ".")):
+                raise ImportError(why[forbidden], name=name)
+        return seen(real_import(name, globals, locals, fromlist, level))
+
+    view = dict(vars(builtins))
+    for attr in {**attributes.get("", {}), **attributes.get("builtins", {})}:
+        view.pop(attr, None)
+    view["__import__"] = guarded_import
+    seen(builtins)
+    return view
+
+
 def run_test(request, code, namespace):
     """In the test child: run one test; return a dict of plain data (raised errors are data too)."""
     try:
         if request["call"] is None:
             sys.argv = [SOURCE_NAME]
-            exec(code, {"__name__": "__main__", "__builtins__": builtins, "__file__": SOURCE_NAME})
+            exec(code, {"__name__": "__main__", "__builtins__": submission_builtins, "__file__": SOURCE_NAME})
             return {"done": True}
         value = eval(compile(request["call"], "<test>", "eval"), namespace)
         return {"done": True} if request["compare"] == "output" else {"value": value}
