@@ -4,14 +4,18 @@ shows below its feedback. Plain strings only: an output that imports this pays f
 from __future__ import annotations
 
 import re
+from dataclasses import replace
+from json.encoder import encode_basestring_ascii  # type: ignore[attr-defined]
 
 from grader.model import Outcome, Verdict
 
 DIFF_CAPTION = "difference (· is a space, → a tab):"
 NOTHING = "(nothing)"  # the actual side of a wrong answer that printed or returned nothing
 
-# C0/C1 controls, and the invisible or bidi characters that could reorder or hide what a teacher reads.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
+# Characters that may be what str.isprintable() refuses: the C0/C1 controls, and every non-ASCII one
+# (the invisible format characters of category Cf, the bidi controls such as U+061C and U+202E, odd
+# spaces, separators, unassigned code points) that could reorder or hide what a teacher reads.
+_MAYBE_HIDDEN = re.compile(r"[^\t\n\x20-\x7e]")
 
 
 def points(value: float) -> str:
@@ -29,12 +33,15 @@ def cpu_time(outcome: Outcome) -> str:
 def escape_controls(text: str) -> str:
     # Lone surrogates (from a student's str) cannot be encoded for the terminal: show them as escapes too.
     text = text.encode("utf-8", "backslashreplace").decode("utf-8")
-    return _CONTROL.sub(_escape_one, text)
+    return _MAYBE_HIDDEN.sub(_escape_one, text)
 
 
 def _escape_one(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    char = match.group()
+    if char.isprintable():  # a letter, a symbol, an ideograph: shown as it is
+        return char
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def body_form(outcome: Outcome) -> str:
@@ -70,3 +77,37 @@ def plain_body(outcome: Outcome) -> str:
     if outcome.details:
         parts.append(outcome.details)
     return "\n".join(parts)
+
+
+FEEDBACK_WIDTH = 2000  # a one-line feedback's share of a test's report
+
+
+def bounded(outcome: Outcome, output_kib: int) -> Outcome:
+    """`outcome` with the texts a submission can fill (its output, its value, a diff, a traceback) cut so
+    that every output prints at most the test's output limit for them, plus a fixed margin: a report
+    stays small whatever a submission prints, returns or forges."""
+    share = max((output_kib << 10) // 3, FEEDBACK_WIDTH)  # expected, actual and details share the limit
+    return replace(outcome, feedback=clipped(outcome.feedback, FEEDBACK_WIDTH),
+                   details=clipped(outcome.details, share),
+                   expected=None if outcome.expected is None else clipped(outcome.expected, share),
+                   actual=None if outcome.actual is None else clipped(outcome.actual, share))
+
+
+def width(text: str) -> int:
+    """How wide `text` can get in any output: its JSON form with every non-ASCII character escaped (the
+    widest of them), plus what HTML's entities add."""
+    return len(encode_basestring_ascii(text)) + 4 * sum(map(text.count, "&<>'\""))
+
+
+def clipped(text: str, most: int) -> str:
+    """`text`, cut to a prefix of at most `most` wide (see width) with a note of what was cut."""
+    if len(text) <= most and width(text) <= most:
+        return text
+    low, high = 0, min(len(text), most)  # the longest prefix that fits, found by halving
+    while low < high:
+        middle = (low + high + 1) // 2
+        if width(text[:middle]) <= most:
+            low = middle
+        else:
+            high = middle - 1
+    return text[:low] + f"\n... ({len(text) - low} characters cut)"
