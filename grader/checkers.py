@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from json.encoder import encode_basestring as _json_string  # type: ignore[attr-defined]
 from typing import Protocol
@@ -44,18 +45,29 @@ def output(expected: object, actual: object) -> CheckResult:
         return CheckResult(passed=True)
     if not got:
         return CheckResult(passed=False, feedback="printed nothing")
-    for number, (w, g) in enumerate(zip(want, got), start=1):
-        if w != g:
-            hint = " (only spaces differ)" if w.split() == g.split() else ""
-            feedback = f"line {number} differs{hint}"
-            break
+    first = next((i for i, (w, g) in enumerate(zip(want, got)) if w != g), min(len(want), len(got)))
+    if first < min(len(want), len(got)):
+        hint = " (only spaces differ)" if want[first].split() == got[first].split() else ""
+        feedback = f"line {first + 1} differs{hint}"
     else:
         feedback = f"expected {len(want)} lines, got {len(got)}"
     import difflib  # only for a wrong output: a passing check never pays for it
 
-    diff = difflib.unified_diff([visible(w) for w in want], [visible(g) for g in got],
+    # Around the first difference only: difflib's time grows with the product of the two sides' lengths.
+    start, end = max(first - 2, 0), first + DIFF_LINES
+    diff = difflib.unified_diff([visible(w) for w in want[start:end]], [visible(g) for g in got[start:end]],
                                 "expected", "actual", lineterm="", n=2)
-    return CheckResult(passed=False, feedback=feedback, details="\n".join(diff))
+    return CheckResult(passed=False, feedback=feedback, details="\n".join(_shifted(line, start) for line in diff))
+
+
+def _shifted(line: str, offset: int) -> str:
+    """A hunk header of a difference that began `offset` lines in, numbered as the whole text's lines."""
+    if not offset or not line.startswith("@@ "):
+        return line
+    return re.sub(r"([-+])(\d+)", lambda m: f"{m.group(1)}{int(m.group(2)) + offset}", line, count=2)
+
+
+DIFF_LINES = 100  # lines of each side that a wrong output's difference covers, from the first that differs
 
 
 def visible(line: str) -> str:

@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from grader.checkers import CHECKERS, show
 from grader.model import Fault, Outcome, RunResult, Test, Timing, Verdict
+from grader.outputs.text import bounded
 from grader.replies import BUILTIN_EXCEPTIONS, OWN_CLASS
 
 # How a fault the grader observed is named in feedback (a raised exception is named by its class).
@@ -30,7 +31,7 @@ def judge(test: Test, result: RunResult, expected: object) -> Outcome:
     else:
         actual_text, details = None, ""  # a hidden test shows its name and verdict, nothing it could leak
         feedback = hidden_feedback(verdict, feedback, result)
-    return Outcome(
+    return bounded(Outcome(
         test=test.name,
         verdict=verdict,
         points=test.points if verdict == Verdict.PASSED else 0.0,
@@ -44,7 +45,7 @@ def judge(test: Test, result: RunResult, expected: object) -> Outcome:
         # A hidden test's exact time could encode its input: a tenth of a second is all it shows.
         cpu_seconds=round(result.cpu_seconds, 1) if test.hidden else result.cpu_seconds,
         limit_seconds=test.limits.cpu,
-    )
+    ), test.limits.output)
 
 
 def verdict_for(test: Test, result: RunResult) -> tuple[Verdict | None, str, str]:
