@@ -92,8 +92,8 @@ def read_frame(replies: int, pidfd: int, deadline: float) -> tuple[dict[str, obj
 def decode(data: bytes) -> object:
     """A reply's JSON, tags turned back into tuples, sets, dicts, bytes and Opaque; None when unreadable.
     json.loads is C and linear: a hostile 12 MB reply costs seconds, not the minutes of ast.literal_eval.
-    NaN is refused (the harness never sends it); a set or dict whose items collide in hash is refused too,
-    since building it would cost the grader time quadratic in its size."""
+    NaN reads as null (the harness never sends it, and no report may hold it); a set or dict whose items
+    collide in hash is refused, since building it would cost the grader time quadratic in its size."""
     try:
         return json.loads(data, object_hook=_untag, parse_constant=_constant)
     except (ValueError, TypeError, RecursionError, MemoryError, UnicodeError, AttributeError):
@@ -114,10 +114,8 @@ class Opaque:
 HASH_SHARE = 16  # items of one set or dict that may share a hash: plain data hardly ever has two
 
 
-def _constant(name: str) -> float:
-    if name == "NaN":
-        raise ValueError("NaN in a reply")
-    return float(name)  # Infinity, -Infinity: a returned float may be infinite
+def _constant(name: str) -> float | None:
+    return None if name == "NaN" else float(name)  # Infinity, -Infinity: a returned float may be infinite
 
 
 def _hashable(items: list[object]) -> list[object]:
