@@ -93,10 +93,13 @@ def bounded(outcome: Outcome, output_kib: int) -> Outcome:
                    actual=None if outcome.actual is None else clipped(outcome.actual, share))
 
 
+LINE_WIDTH = 100  # what a line break costs: a terminal pads each line of a panel out to its width
+
+
 def width(text: str) -> int:
     """How wide `text` can get in any output: its JSON form with every non-ASCII character escaped (the
-    widest of them), plus what HTML's entities add."""
-    return len(encode_basestring_ascii(text)) + 4 * sum(map(text.count, "&<>'\""))
+    widest of them), plus what HTML's entities add, and a line's width for each line break."""
+    return len(encode_basestring_ascii(text)) + 4 * sum(map(text.count, "&<>'\"")) + LINE_WIDTH * text.count("\n")
 
 
 def clipped(text: str, most: int) -> str:
