@@ -107,6 +107,7 @@ class SubmissionRun:
             "prelude": self.exercise.prelude,
             "entry": self.exercise.entry,
             "cpu_ceiling": max([limits.cpu, *(t.limits.cpu for t in tests)]),
+            "forbid": [[rule.name, rule.message] for rule in self.exercise.forbid],  # denied at run time too
         }
         return setup, limits, self.private_paths
 

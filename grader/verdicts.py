@@ -7,6 +7,8 @@ from collections.abc import Callable
 from grader.checkers import CheckerError
 from grader.forms import form_of
 from grader.model import Fault, Outcome, RunResult, Test, Timing, Verdict
+from grader.outputs.text import bounded
+from grader.replies import BUILTIN_EXCEPTIONS, OWN_CLASS
 
 # How a fault the grader observed is named in feedback (a raised exception is named by its class).
 FAULT_LABELS = {Fault.DIED: "ProcessDied", Fault.UNREADABLE: "UnreadableValue", Fault.EXITED: "SystemExit",
@@ -34,8 +36,8 @@ def judge(test: Test, result: RunResult, expected: object) -> Outcome:
     else:
         details = ""  # a hidden test shows its name and verdict, nothing it could leak
         hint = test.feedback and verdict not in (Verdict.PASSED, Verdict.GRADER_ERROR)
-        feedback = test.feedback if hint else hidden_feedback(verdict, feedback)
-    return Outcome(
+        feedback = test.feedback if hint else hidden_feedback(verdict, feedback, result)
+    return bounded(Outcome(
         test=test.name,
         verdict=verdict,
         points=score * test.points,
@@ -50,7 +52,7 @@ def judge(test: Test, result: RunResult, expected: object) -> Outcome:
         cpu_seconds=round(result.cpu_seconds, 1) if test.hidden else result.cpu_seconds,
         limit_seconds=test.limits.cpu,
         description=test.description,
-    )
+    ), test.limits.output)
 
 
 def verdict_for(test: Test, result: RunResult) -> tuple[Verdict | None, str, str]:
@@ -81,14 +83,22 @@ def verdict_for(test: Test, result: RunResult) -> tuple[Verdict | None, str, str
     return None, "", ""
 
 
-def hidden_feedback(verdict: Verdict, feedback: str) -> str:
-    """Hidden tests say what kind of failure it was, never anything computed from the hidden input."""
+def hidden_feedback(verdict: Verdict, feedback: str, result: RunResult) -> str:
+    """Hidden tests say what kind of failure it was, never anything computed from the hidden input: not an
+    exception's message, nor a class the submission made (its name is the submission's to choose), nor an
+    exit status or signal number, nor the sandbox's words (a forged reply writes those too)."""
     if verdict == Verdict.PASSED:
         return ""
     if verdict == Verdict.RUNTIME_ERROR:
-        return feedback.split(":", 1)[0]  # the exception class, not its message (it may quote the input)
+        if result.fault is Fault.RAISED:
+            return result.error_type if result.error_type in BUILTIN_EXCEPTIONS else OWN_CLASS
+        if result.fault in FAULT_LABELS:
+            return FAULT_LABELS[result.fault]
+        return "killed by a signal" if result.signal is not None else "exited with a non-zero status"
     if verdict == Verdict.WRONG_ANSWER:
         return "wrong answer"
+    if verdict == Verdict.GRADER_ERROR:
+        return "the grader could not run this test"
     return feedback  # skipped, timeout (the limit and the time used), memory and output limits
 
 

@@ -4,12 +4,13 @@ module that registers itself, plus its import line at the end of this file."""
 
 from __future__ import annotations
 
-from collections import Counter
+import re
 from collections.abc import Callable
-from itertools import chain, repeat
+from json.encoder import encode_basestring as _json_string  # type: ignore[attr-defined]
 from typing import Protocol
 
 from grader.model import CheckerSpec, CheckResult
+from grader.sandbox.wire import Opaque
 
 
 class Checker(Protocol):
@@ -57,18 +58,29 @@ def output(expected: object, actual: object) -> CheckResult:
         return CheckResult(passed=True)
     if not got:
         return CheckResult(passed=False, feedback="printed nothing")
-    for number, (w, g) in enumerate(zip(want, got), start=1):
-        if w != g:
-            hint = " (only spaces differ)" if w.split() == g.split() else ""
-            feedback = f"line {number} differs{hint}"
-            break
+    first = next((i for i, (w, g) in enumerate(zip(want, got)) if w != g), min(len(want), len(got)))
+    if first < min(len(want), len(got)):
+        hint = " (only spaces differ)" if want[first].split() == got[first].split() else ""
+        feedback = f"line {first + 1} differs{hint}"
     else:
         feedback = f"expected {len(want)} lines, got {len(got)}"
     import difflib  # only for a wrong output: a passing check never pays for it
 
-    diff = difflib.unified_diff([visible(w) for w in want], [visible(g) for g in got],
+    # Around the first difference only: difflib's time grows with the product of the two sides' lengths.
+    start, end = max(first - 2, 0), first + DIFF_LINES
+    diff = difflib.unified_diff([visible(w) for w in want[start:end]], [visible(g) for g in got[start:end]],
                                 "expected", "actual", lineterm="", n=2)
-    return CheckResult(passed=False, feedback=feedback, details="\n".join(diff))
+    return CheckResult(passed=False, feedback=feedback, details="\n".join(_shifted(line, start) for line in diff))
+
+
+def _shifted(line: str, offset: int) -> str:
+    """A hunk header of a difference that began `offset` lines in, numbered as the whole text's lines."""
+    if not offset or not line.startswith("@@ "):
+        return line
+    return re.sub(r"([-+])(\d+)", lambda m: f"{m.group(1)}{int(m.group(2)) + offset}", line, count=2)
+
+
+DIFF_LINES = 100  # lines of each side that a wrong output's difference covers, from the first that differs
 
 
 def visible(line: str) -> str:
@@ -77,19 +89,48 @@ def visible(line: str) -> str:
 
 
 # ---------------------------------------------------------------- values
-def typed(value: object) -> object:
-    """A form of `value` in which equal means equal with types: True != 1, (1,) != [1], '2' != 2."""
+def typed(value: object) -> str:
+    """A canonical text of `value` in which equal means equal with types: True != 1, (1,) != [1], '2' != 2;
+    a set's items and a dict's pairs in sorted order. Built without hashing anything of the value (a hostile
+    reply's ints can all share one hash), in time about linear in its size."""
+    out: list[str] = []
+    _canonical(value, out)
+    return "".join(out)
+
+
+def _canonical(value: object, out: list[str]) -> None:
     kind = type(value)
-    if kind in (list, tuple):
-        leaves = set(map(type, value))  # type: ignore[call-overload]
-        if len(leaves) <= 1 and leaves <= {str, int}:  # rows of a board, a list of numbers: no tuple per item
-            return (f"{kind.__name__}[{leaves.pop().__name__ if leaves else 'str'}]", tuple(value))  # type: ignore[call-overload]
-        return (kind.__name__, tuple(typed(item) for item in value))  # type: ignore[attr-defined]
-    if kind in (set, frozenset):
-        return ("set", frozenset(typed(item) for item in value))  # type: ignore[attr-defined]
-    if kind is dict:
-        return ("dict", frozenset((typed(k), typed(v)) for k, v in value.items()))  # type: ignore[attr-defined]
-    return (kind.__name__, value)
+    if kind is str:
+        out.append("s" + _json_string(value))
+    elif kind is int:
+        out.append("i" + hex(value))  # hex: no digit limit for the spec's huge ints, and linear
+    elif kind is bool or value is None:
+        out.append(repr(value)[0])  # "T", "F", "N"
+    elif kind is float:
+        out.append("f" + ("0.0" if value == 0 else repr(value)))  # -0.0 == 0.0, as Python says
+    elif kind in (list, tuple):
+        out.append("l[" if kind is list else "t[")
+        for item in value:  # type: ignore[attr-defined]
+            _canonical(item, out)
+            out.append(",")
+        out.append("]")
+    elif kind in (set, frozenset):
+        out.append("S[" + ",".join(sorted(map(typed, value))) + "]")  # type: ignore[call-overload]
+    elif kind is dict:
+        out.append("d[")
+        for key, item in sorted(((typed(k), v) for k, v in value.items()), key=_first):  # type: ignore[attr-defined]
+            out.append(key + ":")
+            _canonical(item, out)
+            out.append(",")
+        out.append("]")
+    elif kind is bytes:
+        out.append("y" + _json_string(value.decode("latin-1")))  # type: ignore[attr-defined]
+    else:  # a date from YAML, an Opaque part of a reply: its type and its repr
+        out.append("?" + _json_string(f"{kind.__module__}.{kind.__qualname__}:{value!r}"))
+
+
+def _first(pair: tuple[str, object]) -> str:
+    return pair[0]
 
 
 def show(value: object, width: int = 80) -> str:
@@ -98,7 +139,7 @@ def show(value: object, width: int = 80) -> str:
 
 
 def type_name(value: object) -> str:
-    return "None" if value is None else type(value).__name__
+    return "None" if value is None else value.type_name if type(value) is Opaque else type(value).__name__
 
 
 def describe_difference(expected: object, actual: object) -> str:
@@ -111,41 +152,51 @@ def describe_difference(expected: object, actual: object) -> str:
             parts = [f"{missing} item{'s' if missing != 1 else ''} missing"] if missing else []
             parts += [f"{extra} extra"] if extra else []
             return ", ".join(parts) + f" (expected {len(expected)} items, got {len(actual)})"
-        if len(expected) == len(actual):
-            for index, (w, g) in enumerate(zip(expected, actual)):
-                if typed(w) != typed(g):
-                    if typed(sorted(expected, key=repr)) == typed(sorted(actual, key=repr)):
-                        return f"the right items in the wrong order (first at index {index})"
-                    return f"item {index} differs: expected {show(w, 40)}, got {show(g, 40)}"
+        for index, (w, g) in enumerate(zip(expected, actual)):
+            if typed(w) != typed(g):  # the same items (the multisets agree): in another order
+                return f"the right items in the wrong order (first at index {index})"
     return f"expected {show(expected, 40)}, got {show(actual, 40)}"
 
 
 def multiset_difference(expected: list[object] | tuple[object, ...],
                         actual: list[object] | tuple[object, ...]) -> tuple[int, int]:
-    want, got = _typed_counts(expected), _typed_counts(actual)
+    """(items missing, items extra) of two lists as multisets of typed items: their canonical texts sorted
+    and merged, so no hash of a hostile item is ever taken."""
+    want, got = sorted(map(typed, expected)), sorted(map(typed, actual))
     if want == got:
         return 0, 0
-    return sum((want - got).values()), sum((got - want).values())
+    missing = extra = i = j = 0
+    while i < len(want) and j < len(got):
+        if want[i] == got[j]:
+            i, j = i + 1, j + 1
+        elif want[i] < got[j]:
+            missing, i = missing + 1, i + 1
+        else:
+            extra, j = extra + 1, j + 1
+    return missing + len(want) - i, extra + len(got) - j
 
 
-def _typed_counts(items: list[object] | tuple[object, ...]) -> Counter[object]:
-    """Counter(typed(item) for item in items), with the same keys; a list of boards (lists of str) is
-    checked for that shape in C and counted without a call per item: n-queens' 352 boards in 0.9 ms, not 2.0."""
-    if set(map(type, items)) == {list} and set(map(type, chain.from_iterable(items))) <= {str}:  # type: ignore[arg-type]
-        return Counter(zip(repeat("list[str]"), map(tuple, items)))  # type: ignore[arg-type]
-    return Counter(typed(item) for item in items)
+def not_plain(value: object) -> str:
+    """The type name of the first part of a returned value that is not plain data (a map, a generator), or ""."""
+    level = [value]
+    for _ in range(300):  # replies nest no deeper than this (replies.VALUE_DEPTH)
+        if not level:
+            return ""
+        for item in level:
+            if type(item) is Opaque:
+                return item.type_name  # type: ignore[attr-defined]
+        level = [inner for item in level if type(item) in (list, tuple, set, frozenset)
+                 for inner in item] + [inner for item in level if type(item) is dict  # type: ignore[attr-defined]
+                                        for inner in (*item.keys(), *item.values())]  # type: ignore[attr-defined]
+    return ""
 
 
 @checker("value")
 def value(expected: object, actual: object) -> CheckResult:
     """The returned value, type included."""
-    try:
-        same = typed(expected) == typed(actual)
-    except TypeError:  # an unhashable item inside a set: cannot be equal to plain expected data
-        same = False
-    if same:
+    if typed(expected) == typed(actual):
         return CheckResult(passed=True)
-    return CheckResult(passed=False, feedback=describe_difference(expected, actual))
+    return CheckResult(passed=False, feedback=_not_plain_feedback(actual) or describe_difference(expected, actual))
 
 
 @checker("unordered")
@@ -155,16 +206,19 @@ def unordered(expected: object, actual: object) -> CheckResult:
         return CheckResult(passed=False, feedback=f"expected a list, got a {type_name(actual)}")
     if not isinstance(expected, list):
         return CheckResult(passed=False, feedback="the spec's expected value is not a list")
-    try:
-        missing, extra = multiset_difference(expected, actual)
-    except TypeError:
-        return CheckResult(passed=False, feedback="the list holds items that cannot be compared")
+    missing, extra = multiset_difference(expected, actual)
     if not missing and not extra:
         return CheckResult(passed=True)
     parts = [f"{missing} missing"] if missing else []
     parts += [f"{extra} extra"] if extra else []
-    return CheckResult(passed=False,
-                       feedback=", ".join(parts) + f" (expected {len(expected)} items in any order, got {len(actual)})")
+    return CheckResult(passed=False, feedback=_not_plain_feedback(actual) or ", ".join(parts)
+                       + f" (expected {len(expected)} items in any order, got {len(actual)})")
+
+
+def _not_plain_feedback(actual: object) -> str:
+    name = not_plain(actual)
+    return f"the returned value holds a {name} object, which is not plain data (return lists, tuples, str, " \
+        "int, ...)" if name else ""
 
 
 from grader.checkers import close, custom  # noqa: E402,F401 - each registers itself

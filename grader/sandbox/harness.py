@@ -23,11 +23,15 @@ REQUESTS, REPLIES = 3, 4
 RESULT_CAP = 2 << 20  # bytes of a test's result (its returned value); more is "unreadable"
 SOURCE_NAME = "submission.py"
 source_text = ""  # the submission, for the lines of its tracebacks
+submission_builtins = builtins  # what the submission runs with (see forbidding)
 _repr_int, _repr_float = int.__repr__, float.__repr__
 # Bound now, before the submission runs: a submission that monkeypatches os or marshal while it loads
 # changes its own tests' behaviour, not the loop that serves them.
 _read, _write, _fork, _wait4, _exit = os.read, os.write, os.fork, os.wait4, os._exit
 _loads, _kill, _killpg, _waitpid = marshal.loads, os.kill, os.killpg, os.waitpid
+# The builtin exception classes, by identity, taken before any submission code could replace them.
+_BUILTIN_ERRORS = {id(value): value for value in vars(builtins).values()
+                   if isinstance(value, type) and issubclass(value, BaseException)}
 
 
 def read_exact(size):
@@ -80,7 +84,9 @@ def literal(value, depth=0):
     if kind is dict:
         pairs = ("[" + literal(k, depth + 1) + ", " + literal(v, depth + 1) + "]" for k, v in value.items())
         return '{"$d": [' + ", ".join(pairs) + "]}"
-    raise TypeError("a " + kind.__name__ + " object is not plain data (return lists, tuples, str, int, ...)")
+    # Not plain data (a map, a generator, an instance): only its type's name goes back, and the grader
+    # judges it a wrong answer that names the type.
+    return '{"$o": ' + _json_str(str.__str__(kind.__name__)) + "}"
 
 
 def describe(error, limit=40):
@@ -97,28 +103,26 @@ def describe(error, limit=40):
     rows = text.splitlines()
     if len(rows) > limit:
         rows = rows[: limit // 2] + ["    ... (%d lines cut)" % (len(rows) - limit)] + rows[-limit // 2 :]
-    return {"error_type": type(error).__name__, "message": str(error)[:500], "traceback": "\n".join(rows),
-            "error_bases": builtin_bases(type(error))}
+    return {"error_type": type(error).__name__, "builtin": id(type(error)) in _BUILTIN_ERRORS,
+            "message": str(error)[:500], "traceback": "\n".join(rows), "error_bases": builtin_bases(type(error))}
 
 
-# Taken before the submission runs: a student class named ValueError, or one put in builtins, is not one of them.
-_BUILTIN_ERRORS = tuple((name, cls) for name, cls in vars(builtins).items()
-                        if isinstance(cls, type) and issubclass(cls, BaseException))
 _issubclass = issubclass
 
 
 def builtin_bases(cls):
     """The built-in exception classes `cls` is or subclasses, by name. issubclass asks the built-in class's
     own metaclass (type), so a student metaclass cannot claim a base its class lacks."""
-    return [name for name, base in _BUILTIN_ERRORS if _issubclass(cls, base)]
+    return [base.__name__ for base in _BUILTIN_ERRORS.values() if _issubclass(cls, base)]
 
 
 def load(setup):
     """Compile (and for a function exercise, run) the submission once, in this process."""
-    global source_text
+    global source_text, submission_builtins
     source = source_text = setup["source"]
     code = compile(source, SOURCE_NAME, "exec", dont_inherit=True)
-    namespace = {"__name__": "submission", "__builtins__": builtins, "__file__": SOURCE_NAME}
+    submission_builtins = forbidding(setup.get("forbid") or [])
+    namespace = {"__name__": "submission", "__builtins__": submission_builtins, "__file__": SOURCE_NAME}
     if setup["mode"] == "module":  # load once; each test calls into it (a script runs whole per test)
         exec(compile(setup["prelude"], "<prelude>", "exec"), namespace)
         exec(code, namespace)
@@ -126,6 +130,65 @@ def load(setup):
         if entry and entry not in namespace:
             raise LookupError("the file defines no " + entry)
     return code, namespace
+
+
+def forbidding(rules):
+    """The builtins the submission runs with, denying the spec's forbidden names at run time too (the syntax
+    tree misses getattr(itertools, "permu" + "tations")), as PrairieLearn's not_allowed does: a forbidden
+    module does not import, a forbidden attribute is absent from the modules and builtins the submission
+    sees, and the error says the rule's message. Only the submission's view changes (it gets copies of the
+    modules): the harness and the standard library keep the real ones."""
+    if not rules:
+        return builtins
+    import types
+
+    why = {}
+    for name, message in rules:
+        why[name] = "uses " + name + ", which this exercise forbids" + (": " + message if message else "")
+    attributes = {}  # module name ("" for any module) -> forbidden attribute -> why
+    for name in why:
+        module, _, attribute = name.rpartition(".")
+        attributes.setdefault(module, {})[attribute] = why[name]
+    real_import, copies = builtins.__import__, {}
+
+    def seen(module):
+        if not isinstance(module, types.ModuleType):
+            return module
+        denied = {**attributes.get("", {}), **attributes.get(module.__name__, {})}
+        if module is not builtins and not any(attr in module.__dict__ for attr in denied):
+            return module
+        if id(module) not in copies:
+            copy = types.ModuleType(module.__name__)
+            copy.__dict__.update(module.__dict__)
+            for attr in denied:
+                copy.__dict__.pop(attr, None)
+
+            def absent(attr, denied=denied, name=module.__name__):
+                raise AttributeError(denied[attr] if attr in denied else
+                                     "module %r has no attribute %r" % (name, attr))
+
+            copy.__getattr__ = absent
+            if module is builtins:
+                copy.__import__ = guarded_import
+            copies[id(module)] = (module, copy)
+        return copies[id(module)][1]
+
+    def guarded_import(name, globals=None, locals=None, fromlist=(), level=0):
+        caller = sys._getframe(1).f_globals
+        owner = sys.modules.get(caller.get("__name__", ""))
+        if owner is not None and getattr(owner, "__dict__", None) is caller:
+            return real_import(name, globals, locals, fromlist, level)  # a real module's own import
+        for forbidden in why:
+            if level == 0 and (name == forbidden or name.startswith(forbidden + ".")):
+                raise ImportError(why[forbidden], name=name)
+        return seen(real_import(name, globals, locals, fromlist, level))
+
+    view = dict(vars(builtins))
+    for attr in {**attributes.get("", {}), **attributes.get("builtins", {})}:
+        view.pop(attr, None)
+    view["__import__"] = guarded_import
+    seen(builtins)
+    return view
 
 
 def run_test(request, code, namespace):
@@ -162,7 +225,7 @@ def run_script(request, code):
         with open(name, "w", encoding="utf-8") as file:
             file.write(text)
     try:
-        exec(code, {"__name__": "__main__", "__builtins__": builtins, "__file__": SOURCE_NAME})
+        exec(code, {"__name__": "__main__", "__builtins__": submission_builtins, "__file__": SOURCE_NAME})
         result = {"done": True}
     except SystemExit as stop:
         result = {"exit_code": exit_status(stop)}
