@@ -7,6 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
 
+from grader.handins.base import Module
 from grader.kinds import kind_of
 from grader.model import Exercise, RunResult, Test
 from grader.replies import load_failure_from, result_from
@@ -21,9 +22,10 @@ class SubmissionRun:
     started again after a test that killed it (a timeout, a crash)."""
 
     def __init__(self, exercise: Exercise, source: str, private_paths: tuple[Path, ...] = (),
-                 backend: Backend | None = None) -> None:
+                 backend: Backend | None = None, modules: tuple[Module, ...] = ()) -> None:
         self.exercise = exercise
         self.source = source
+        self.modules = modules  # the hand-in's other files, importable by name in the sandbox
         self.private_paths = private_paths
         self.backend = backend or default_backend()
         self.session: Session | None = None  # loaded, ready for tests
@@ -105,6 +107,7 @@ class SubmissionRun:
             "prelude": self.exercise.prelude,
             "entry": self.exercise.entry,
             "cpu_ceiling": max([limits.cpu, *(t.limits.cpu for t in tests)]),
+            "modules": [(m.name, m.path, m.source, m.package) for m in self.modules],
         }
         return setup, limits, self.private_paths
 
