@@ -112,7 +112,7 @@ def _match_folder(folder: Path, exercises: list[Exercise], rule: NameRule, resul
         if entry.startswith(".") or entry in IGNORED_FOLDERS:
             continue
         matches = [(exercise, rank) for exercise in exercises
-                   if (rank := rule.rank(entry, exercise)) is not None]
+                   if (rank := rule.rank(_named_as_file(folder / entry, exercise), exercise)) is not None]
         if not matches:
             if (folder / entry).is_file():
                 result.stray.append(f"{student}/{entry}")
@@ -131,6 +131,19 @@ def _match_folder(folder: Path, exercises: list[Exercise], rule: NameRule, resul
         result.found[(student, exercise.id)] = Found(student, exercise.id, chosen, refused_because(chosen, folder))
 
 
+HANDIN_SUFFIXES = (".zip", ".ipynb")  # besides a folder: the other forms of grader/handins/
+
+
+def _named_as_file(path: Path, exercise: Exercise) -> str:
+    """A folder, zip or notebook is matched by the name its answer file would have: count-queens/,
+    count-queens.zip and count-queens.ipynb answer what count-queens.py answers."""
+    if path.suffix.lower() in HANDIN_SUFFIXES:
+        return f"{path.stem}.{extension(exercise)}"
+    if path.is_dir() and not path.is_symlink() and not path.name.endswith(f".{extension(exercise)}"):
+        return f"{path.name}.{extension(exercise)}"
+    return path.name
+
+
 def refused_because(path: Path, folder: Path) -> str:
     """Why a candidate is not read at all: reading a FIFO blocks, and a link may point at anyone's files."""
     try:
@@ -141,8 +154,6 @@ def refused_because(path: Path, folder: Path) -> str:
         mode = os.stat(path).st_mode
     except OSError as error:
         return f"cannot read the file: {error.strerror}"
-    if stat.S_ISDIR(mode):
-        return "this is a folder, not a file"
-    if not stat.S_ISREG(mode):
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):  # a folder is read as a hand-in of several files
         return "this is not a regular file (a device, a pipe or a socket); it is not read"
     return ""

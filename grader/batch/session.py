@@ -82,7 +82,8 @@ class Batch:
         chosen = self._choose(exercises, self.folder)
         self._take_output_folder()
         private = self.course.private_paths(options.submissions.resolve(), options.out.resolve())
-        self.plan = make_plan(self.folder, chosen, run_all=options.run_all, private_paths=private)
+        self.plan = make_plan(self.folder, chosen, run_all=options.run_all, private_paths=private,
+                              rule=options.rule)
         self.store = Store(options.out / DATABASE)
         if options.regrade:
             self.store.forget({row.key for row in self.plan.rows})
