@@ -235,6 +235,15 @@ class Store:
                                _key(key))
         return [StaffDetail(*row) for row in rows]
 
+    def every_staff_detail(self) -> dict[GradingKey, list[StaffDetail]]:
+        """The hidden tests' details of every grading the current class refers to."""
+        query = (f"SELECT {KEY}, test, expected, actual, traceback FROM staff_details WHERE ({KEY}) IN "
+                 f"(SELECT {KEY} FROM submissions)")
+        found: dict[GradingKey, list[StaffDetail]] = {}
+        for s, e, g, a, *detail in self.db.execute(query):
+            found.setdefault(GradingKey(s, e, g, bool(a)), []).append(StaffDetail(*detail))
+        return found
+
     def pinned_limits(self) -> dict[str, dict[str, list[object]]]:
         """exercise -> test -> [CPU s, where it came from], as the latest run graded them."""
         return {e.id: e.limits for e in self.exercises()}
