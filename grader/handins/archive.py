@@ -70,7 +70,8 @@ def _refused_member(member: zipfile.ZipInfo) -> str:
     pure = PurePosixPath(name.replace("\\", "/"))
     if pure.is_absolute() or ".." in pure.parts or (len(name) > 1 and name[1] == ":"):
         return f"the zip member {name!r} would unpack outside the folder; the zip is not unpacked"
-    mode = member.external_attr >> 16
+    # The high 16 bits are a Unix mode; only its file type matters (0: no type written, a plain file).
+    mode = stat.S_IFMT(member.external_attr >> 16)
     if stat.S_ISLNK(mode):
         return f"the zip member {name!r} is a symbolic link; links are not unpacked, so the zip is not graded"
     if mode and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):

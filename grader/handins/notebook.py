@@ -4,6 +4,7 @@ not run; the report says which cells held them."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from grader.handins.base import Cell, Context, Handin, refuse
@@ -35,7 +36,7 @@ def from_bytes(data: bytes, name: str, context: Context) -> Handin:
 
     try:
         text = data.decode("utf-8")
-        raw = nbformat.reader.reads(text)
+        raw = json.loads(text)
         if not isinstance(raw, dict) or "nbformat" not in raw:
             return _malformed("it is not a Jupyter notebook: a notebook is a JSON object with 'nbformat', "
                               "'metadata' and 'cells'")
@@ -45,8 +46,8 @@ def from_bytes(data: bytes, name: str, context: Context) -> Handin:
         nbformat.validate(notebook)
     except UnicodeDecodeError as error:
         return _malformed(f"it is not UTF-8 text (byte {error.start})")
-    except nbformat.reader.NotJSONError as error:
-        return _malformed(f"it is not valid JSON: {_first_line(error)}")
+    except json.JSONDecodeError as error:
+        return _malformed(f"it is not valid JSON: {error}")
     except (nbformat.ValidationError, ValueError, KeyError, TypeError,
             AttributeError) as error:
         return _malformed(f"it is not a Jupyter notebook: {_first_line(error)}")
