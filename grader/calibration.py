@@ -134,13 +134,46 @@ def with_calibrated_limits(exercise: Exercise) -> Exercise:
 
 
 def apply(exercise: Exercise, calibration: Calibration) -> Exercise:
-    tests = tuple(_with_cpu(test, calibration.limit_of(test.name)) for test in exercise.tests)
+    """Each test with its calibrated CPU limit, saying so: a report names the limit and where it came from."""
+    tests = tuple(_with_cpu(test, calibration.tests.get(test.name), calibration) for test in exercise.tests)
     return replace(exercise, tests=tests)
 
 
-def _with_cpu(test: Test, cpu: float | None) -> Test:
+def _with_cpu(test: Test, timing: TestTiming | None, calibration: Calibration) -> Test:
+    if timing is None or not timing.limit or test.limits.cpu_written:
+        return test
+    how = "the calibration floor, " if timing.source == "floor" else ""
+    source = f"{how}calibrated on this machine at {calibration.measured_at or 'an unknown time'}"
     # The wall-clock backstop follows (Limits.wall_seconds is 3 x cpu + 2) unless the spec wrote one.
-    return replace(test, limits=replace(test.limits, cpu=cpu)) if cpu else test
+    return replace(test, limits=replace(test.limits, cpu=timing.limit, cpu_source=source))
+
+
+def stale_results(exercises: list[Exercise], store_path: Path) -> list[str]:
+    """What the limits these (calibrated) exercises now have make stale in the batch store at `store_path`:
+    one line per exercise whose stored results were graded under other CPU limits. The next `grader batch`
+    on that folder grades them again (the limits are part of a result's key), never mixing the two."""
+    from grader.batch.store import Store  # only when asked about a batch
+
+    if not store_path.is_file():
+        return []
+    store = Store(store_path)
+    try:
+        pinned = store.pinned_limits()
+        lines = []
+        for exercise in exercises:
+            before = pinned.get(exercise.id)
+            if not before:
+                continue
+            changed = [f"{t.name}: {before[t.name][0]:.2f} s -> {t.limits.cpu:.2f} s" for t in exercise.tests
+                       if t.name in before and before[t.name][0] != t.limits.cpu]
+            if changed:
+                count = store.count_of(exercise.id)
+                lines.append(f"{exercise.id}: {count} stored result{'s' if count != 1 else ''} in "
+                             f"{store_path.parent} were graded under other CPU limits ({'; '.join(changed)}); "
+                             f"the next grader batch there grades them again")
+        return lines
+    finally:
+        store.close()
 
 
 def _read(key: str) -> Calibration | None:

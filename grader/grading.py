@@ -3,46 +3,33 @@
 from __future__ import annotations
 
 import ast
-import os
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from grader.expected import ExpectationError, expected_values
 from grader.kinds import kind_of
-from grader.model import Exercise, Outcome, Report, RunResult, Test, Verdict
+from grader.handins.base import Context, Handin
+from grader.model import Exercise, Outcome, Report, RunResult, StaffDetail, Test, Verdict
 from grader.rules import check_rules
 from grader.running import SubmissionRun
 from grader.sandbox import Backend, default_backend
+from grader.staff import staff_details
 from grader.verdicts import judge, run_once_more_if_borderline
 
-MAX_SUBMISSION_BYTES = 1 << 20
+def read_submission(path: Path, exercise: Exercise, context: Context | None = None) -> Handin:
+    """What was handed in at `path` (a file, notebook, folder or zip), or why it cannot be graded."""
+    from grader.handins import read_handin  # the forms, only when a path is read here
 
-
-def read_submission(path: Path) -> tuple[str | None, str]:
-    """The submission's text, or (None, why it cannot be graded)."""
-    try:
-        with path.open("rb") as handle:
-            data = handle.read(MAX_SUBMISSION_BYTES + 1)  # a multi-GB hand-in is never read whole
-            size = os.fstat(handle.fileno()).st_size
-    except OSError as error:
-        return None, f"cannot read the file: {error.strerror}"
-    if len(data) > MAX_SUBMISSION_BYTES:
-        return None, f"the file is {size} bytes; the limit is {MAX_SUBMISSION_BYTES}"
-    if b"\0" in data:
-        return None, "the file is binary, not Python text"
-    try:
-        # A byte-order mark is dropped by hand: the utf-8-sig codec is a module of its own to import (~1 ms).
-        return data.decode("utf-8").removeprefix("\ufeff"), ""
-    except UnicodeDecodeError as error:
-        return None, f"the file is not UTF-8 text (byte {error.start})"
+    return read_handin(path, exercise, context=context)
 
 
 def grade(exercise: Exercise, submission: Path, *, run_all: bool = False, visible_only: bool = False,
-          private_paths: tuple[Path, ...] = (), label: str | None = None, source: str | None = None,
+          private_paths: tuple[Path, ...] = (), label: str | None = None, source: str | Handin | None = None,
           backend: Backend | None = None, meanwhile: Callable[[], object] | None = None) -> Report:
     """Every test's outcome, in the spec's order. Small tests run first; once one fails, big tests are
     skipped unless `run_all`. `visible_only` grades a student bundle, whose hidden tests are not there.
-    `source`: the file's text, already read by the caller and vetted as `read_submission` does (a batch).
+    `source`: the hand-in, already read by the caller with `read_submission` (a batch), or a file's text.
     `backend`: the sandbox to run the tests in (default: the real one, under the layers detected here).
     `meanwhile`: the caller's own work, done while the sandbox starts and loads the file; not called when
     no sandbox is started (a predict question, a file that does not parse, a broken rule or expectation)."""
@@ -53,14 +40,16 @@ def grade(exercise: Exercise, submission: Path, *, run_all: bool = False, visibl
         backend.prepare()
     isolation = backend.describe()
     name = label or str(submission)
-    source, problem = (source, "") if source is not None else read_submission(submission)
-    if source is None:
-        return _all(exercise, tests, name, isolation, Verdict.RUNTIME_ERROR, problem, visible_only)
+    handin = source if isinstance(source, Handin) else Handin(source=source) if source is not None \
+        else read_submission(submission, exercise)
+    if not handin.ok:
+        return _all(exercise, tests, name, isolation, handin.refused_verdict, handin.refused, visible_only)
+    source = handin.source
     if kind.runs_code:
         try:
             tree = ast.parse(source, filename="submission.py")
         except SyntaxError as error:
-            where = f"line {error.lineno}: " if error.lineno else ""
+            where = f"{handin.where(error.lineno)}: " if error.lineno else ""
             return _all(exercise, tests, name, isolation, Verdict.SYNTAX_ERROR, f"{where}{error.msg}", visible_only)
         violations = check_rules(tree, exercise.require, exercise.forbid)
         if violations:
@@ -71,16 +60,32 @@ def grade(exercise: Exercise, submission: Path, *, run_all: bool = False, visibl
     except ExpectationError as error:
         return _all(exercise, tests, name, isolation, Verdict.GRADER_ERROR, str(error), visible_only)
     outcomes: dict[str, Outcome] = {}
+    staff: tuple[StaffDetail, ...] = ()
     if not kind.runs_code:
         for test in tests:
             outcomes[test.name] = judge(test, kind.judged_here(source), expected[test.name])
     else:
-        with SubmissionRun(exercise, source, private_paths, backend) as run:
+        seen: dict[str, RunResult] = {}
+        with SubmissionRun(exercise, source, private_paths, backend, handin.modules) as run:
             if meanwhile is not None:
                 run.launch()
                 meanwhile()
-            _run_in_order(exercise, tests, run.run, expected, outcomes, run_all)
-    return Report(exercise.id, name, tuple(outcomes[t.name] for t in tests), isolation, visible_only)
+            _run_in_order(exercise, tests, _recording(run.run, seen), expected, outcomes, run_all)
+        staff = staff_details(tests, seen, expected)
+    report = Report(exercise.id, name, tuple(_sourced(outcomes[t.name], t) for t in tests), isolation,
+                    visible_only, staff=staff)
+    return handin.annotate(report)
+
+
+def _recording(run: Callable[[Test], RunResult], seen: dict[str, RunResult]) -> Callable[[Test], RunResult]:
+    def recorded(test: Test) -> RunResult:
+        seen[test.name] = result = run(test)
+        return result
+    return recorded
+
+
+def _sourced(outcome: Outcome, test: Test) -> Outcome:
+    return replace(outcome, limit_source=test.limits.cpu_origin)
 
 
 def _run_in_order(exercise: Exercise, tests: tuple[Test, ...], run: Callable[[Test], RunResult],
@@ -105,7 +110,8 @@ def in_order(tests: tuple[Test, ...]) -> list[Test]:
 
 def _outcome(test: Test, verdict: Verdict, feedback: str) -> Outcome:
     return Outcome(test=test.name, verdict=verdict, points=0.0, max_points=test.points, hidden=test.hidden,
-                   big=test.big, feedback=feedback, limit_seconds=test.limits.cpu)
+                   big=test.big, feedback=feedback, limit_seconds=test.limits.cpu,
+                   limit_source=test.limits.cpu_origin)
 
 
 def _all(exercise: Exercise, tests: tuple[Test, ...], name: str, isolation: str, verdict: Verdict,

@@ -66,6 +66,14 @@ class Limits:
     open_files: int = 64
     file_size: int = 16  # MiB, the largest file the submission may write
     cpu_written: bool = False  # the spec wrote `cpu` (on the test or its exercise): calibration leaves it alone
+    cpu_source: str = ""  # where `cpu` came from, when calibration set it: "calibrated on this machine at ..."
+
+    @property
+    def cpu_origin(self) -> str:
+        """Where the CPU limit in force came from, as reports say it."""
+        if self.cpu_written:
+            return "written in the spec"
+        return self.cpu_source or "the default"
 
     @property
     def wall_seconds(self) -> float:
@@ -262,6 +270,17 @@ class Outcome:
     cpu_seconds: float = 0.0
     limit_seconds: float = 0.0
     description: str = ""  # the test's `description`, shown hidden or not
+    limit_source: str = ""  # where limit_seconds came from: written in the spec, calibrated (when), the default
+
+
+@dataclass(frozen=True)
+class StaffDetail:
+    """What a hidden test expected and got, for staff answering a regrade request: never in a student's report."""
+
+    test: str
+    expected: str
+    actual: str  # the returned value or the printed output
+    traceback: str = ""
 
 
 @dataclass(frozen=True)
@@ -271,6 +290,19 @@ class Report:
     outcomes: tuple[Outcome, ...]
     isolation: str = ""
     visible_only: bool = False  # a student bundle: hidden tests run at grading time
+    notes: tuple[str, ...] = ()  # about the hand-in itself: magics not run, the file a folder was graded from
+    staff: tuple[StaffDetail, ...] = ()  # hidden tests' details: stored for staff, never rendered for students
+
+    @property
+    def limits_source(self) -> str:
+        """Where the CPU limits in force came from, each with the tests it applied to."""
+        sources: dict[str, list[str]] = {}
+        for number, outcome in enumerate(self.outcomes, start=1):
+            if outcome.limit_source:
+                sources.setdefault(outcome.limit_source, []).append(str(number))
+        if len(sources) == 1:
+            return next(iter(sources))
+        return "; ".join(f"{source} (tests {', '.join(numbers)})" for source, numbers in sources.items())
 
     @property
     def verdict(self) -> Verdict:

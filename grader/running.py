@@ -8,6 +8,7 @@ from pathlib import Path
 from types import TracebackType
 
 from grader.forms import request_fields
+from grader.handins.base import Module
 from grader.kinds import kind_of
 from grader.model import Exercise, RunResult, Test
 from grader.replies import load_failure_from, result_from
@@ -22,9 +23,10 @@ class SubmissionRun:
     started again after a test that killed it (a timeout, a crash)."""
 
     def __init__(self, exercise: Exercise, source: str, private_paths: tuple[Path, ...] = (),
-                 backend: Backend | None = None) -> None:
+                 backend: Backend | None = None, modules: tuple[Module, ...] = ()) -> None:
         self.exercise = exercise
         self.source = source
+        self.modules = modules  # the hand-in's other files, importable by name in the sandbox
         self.private_paths = private_paths
         self.backend = backend or default_backend()
         self.session: Session | None = None  # loaded, ready for tests
@@ -108,6 +110,7 @@ class SubmissionRun:
             "entry": self.exercise.entry,
             "cpu_ceiling": max([limits.cpu, *(t.limits.cpu for t in tests)]),
             "forbid": [[rule.name, rule.message] for rule in self.exercise.forbid],  # denied at run time too
+            "modules": [(m.name, m.path, m.source, m.package) for m in self.modules],
         }
         return setup, limits, self.private_paths
 

@@ -140,12 +140,13 @@ def _match(hand_in: HandIn, exercises: list[Exercise], rule: NameRule, result: C
     # (folder?, depth, rank, path) for each candidate of each exercise: a file before a folder of the same
     # name (refused), then the shallowest, then the best name.
     candidates: dict[str, list[tuple[bool, int, int, str, int]]] = {}
+    unmatched: list[Path] = []
     for position, candidate in enumerate(hand_in.files):
-        matches = [(exercise, rank + looseness) for looseness, name in enumerate(candidate.names)
-                   for exercise in exercises if (rank := rule.rank(name, exercise)) is not None]
+        matches = [(exercise, rank + looseness) for looseness, name in enumerate(candidate.names) for exercise in exercises
+                   if (rank := rule.rank(_named_as_file(candidate.path, name, exercise), exercise)) is not None]
         if not matches:
             if not candidate.path.is_dir():
-                result.stray.append(visible(_shown(student, candidate.path, hand_in)))
+                unmatched.append(candidate.path)
             continue
         # A name that fits several exercises (n_queens_ii.py fits *{id}* of n-queens too) goes to the
         # exercise it names most completely: the best rank, then the longest id.
@@ -154,6 +155,11 @@ def _match(hand_in: HandIn, exercises: list[Exercise], rule: NameRule, result: C
             (candidate.path.is_dir(), candidate.depth, rank, str(candidate.path), position))
     for exercise in exercises:
         ranked = sorted(candidates.get(exercise.id, []))
+        folders = [Path(path) for is_dir, _, _, path, _ in ranked
+                   if is_dir and not path.endswith(f".{extension(exercise)}")]
+        # A folder named for the exercise is the hand-in, its own files included (helpers and all); one named
+        # like a file (count-queens.py/, a zip unpacked in place) holds the file, which is then the hand-in.
+        ranked = [c for c in ranked if not any(Path(c[3]).is_relative_to(f) and Path(c[3]) != f for f in folders)]
         if not ranked:
             result.found[(student, exercise.id)] = Found(student, exercise.id, None)
             continue
@@ -163,6 +169,24 @@ def _match(hand_in: HandIn, exercises: list[Exercise], rule: NameRule, result: C
                     f"{exercise.id})") for *_, other in ranked[1:]]
         result.found[(student, exercise.id)] = Found(student, exercise.id, chosen.path,
                                                      refused_because(chosen.path, hand_in.boundary), chosen.late)
+    handed_in_folders = [found.path for (who, _), found in result.found.items()
+                         if who == student and found.path is not None and found.path.is_dir()]
+    result.stray += [visible(_shown(student, path, hand_in)) for path in unmatched  # a folder hand-in's own files
+                     if not any(path.is_relative_to(folder) for folder in handed_in_folders)]
+
+
+HANDIN_SUFFIXES = (".zip", ".ipynb")  # besides a folder: the other forms of grader/handins/
+
+
+def _named_as_file(path: Path, name: str, exercise: Exercise) -> str:
+    """A folder, zip or notebook is matched by the name its answer file would have: count-queens/,
+    count-queens.zip and count-queens.ipynb answer what count-queens.py answers."""
+    stem, dot, suffix = name.rpartition(".")
+    if dot and f".{suffix.lower()}" in HANDIN_SUFFIXES:
+        return f"{stem}.{extension(exercise)}"
+    if path.is_dir() and not path.is_symlink() and not name.endswith(f".{extension(exercise)}"):
+        return f"{name}.{extension(exercise)}"
+    return name
 
 
 def _shown(student: str, path: Path, hand_in: HandIn) -> str:
@@ -187,8 +211,6 @@ def refused_because(path: Path, folder: Path | None) -> str:
         return f"cannot read the file: {error.strerror}"
     except (RuntimeError, ValueError) as error:  # a link loop on some versions, a NUL byte
         return f"cannot read the file: {error}"
-    if stat.S_ISDIR(mode):
-        return "this is a folder, not a file"
-    if not stat.S_ISREG(mode):
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):  # a folder is read as a hand-in of several files
         return "this is not a regular file (a device, a pipe or a socket); it is not read"
     return ""

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
 from grader.batch.store import ExerciseRow, Store
-from grader.model import Exercise, Report, Verdict
+from grader.model import Exercise, Report, StaffDetail, Verdict
 
 BINS = 10
 
@@ -38,6 +38,8 @@ class Gradebook:
     # Where the graded files are, for outputs that read them (similarity): set by the batch that wrote it.
     submissions: Path | None = None
     specs: tuple[Exercise, ...] = ()
+    # Hidden tests' expected values, outputs and tracebacks, by (student, exercise): staff pages only.
+    staff: dict[tuple[str, str], list[StaffDetail]] = field(default_factory=dict)
 
     @classmethod
     def load(cls, store: Store) -> Gradebook:
@@ -57,7 +59,9 @@ class Gradebook:
             cells[(row.student, row.exercise)] = Cell(row.student, row.exercise, row.file, row.key.submission,
                                                       report, stored.cpu_seconds, stored.wall_seconds, stored.run_id,
                                                       stored.verdict, report.score)
-        return cls(version, store.exercises(), students, cells)
+        details = store.every_staff_detail()
+        staff = {(row.student, row.exercise): details[row.key] for row in store.submissions() if row.key in details}
+        return cls(version, store.exercises(), students, cells, staff=staff)
 
     @property
     def max_total(self) -> float:

@@ -9,12 +9,13 @@ from functools import partial
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from grader.batch.discover import ClassFolder, extension
+from grader.batch.discover import ClassFolder, NameRule, extension
 from grader.batch.store import ExerciseRow, SubmissionRow
 from grader.batch.work import GradingKey, Job, pack, uniform_report
 from grader.errors import SpecError, SpecProblem
 from grader.expected import ExpectationError, expected_values
 from grader.grading import grade, read_submission
+from grader.handins import Context
 from grader.model import Exercise, Report, Verdict
 from grader.platforms import DISTRIBUTION
 
@@ -43,15 +44,16 @@ class Plan:
 
 
 def make_plan(folder: ClassFolder, exercises: list[Exercise], *, run_all: bool,
-              private_paths: tuple[Path, ...]) -> Plan:
+              private_paths: tuple[Path, ...], rule: NameRule | None = None) -> Plan:
     resolved = [resolve(exercise) for exercise in exercises]
     version_ = grader_version()
     plan = Plan([e for e, _ in resolved], [], [])
+    rule = rule or NameRule()
     for exercise, digest in resolved:
         packed = pack(exercise)
         tests = [{"name": t.name, "points": t.points, "hidden": t.hidden, "big": t.big} for t in exercise.tests]
         plan.exercise_rows.append(ExerciseRow(exercise.id, exercise.title, str(exercise.kind), digest,
-                                              exercise.max_score, tests))
+                                              exercise.max_score, tests, pinned_limits(exercise)))
         key = partial(GradingKey, exercise=digest, grader=version_, run_all=run_all)
         for student in folder.students:
             found = folder.found[(student, exercise.id)]
@@ -66,16 +68,18 @@ def make_plan(folder: ClassFolder, exercises: list[Exercise], *, run_all: bool,
                     f"no {exercise.id}.{extension(exercise)} in the student's folder (nor a name that the "
                     f"batch's --match rule accepts)")
             else:
-                text, problem = read_submission(found.path)
-                if text is None:
-                    # Unreadable, binary, huge or not UTF-8: grade() says so without running anything.
-                    row_key = key("unreadable:" + _sha256(problem.encode()))
+                context = Context(exercise, rule, helpers_of(folder, student, found.path))
+                handin = read_submission(found.path, exercise, context)
+                if not handin.ok:
+                    # Unreadable, binary, huge, not Python text, an unsafe zip: grade() says so, running nothing.
+                    row_key = key("unreadable:" + handin.digest())
                     if row_key not in plan.settled:
-                        plan.settled[row_key] = grade(exercise, found.path, run_all=run_all, label=found.label)
+                        plan.settled[row_key] = grade(exercise, found.path, run_all=run_all, label=found.label,
+                                                      source=handin)
                 else:
-                    row_key = key(_sha256(text.encode("utf-8")))
+                    row_key = key(handin.digest())
                     if row_key not in plan.jobs:
-                        plan.jobs[row_key] = Job(row_key, packed, found.label, text, private_paths)
+                        plan.jobs[row_key] = Job(row_key, packed, found.label, handin, private_paths)
             plan.rows.append(SubmissionRow(student, exercise.id, file, row_key))
     return plan
 
@@ -91,7 +95,27 @@ def resolve(exercise: Exercise) -> tuple[Exercise, str]:
     digest = hashlib.sha256(exercise.id.encode() + b"\0" + exercise.path.read_bytes())
     for test in tests:
         digest.update(b"\0" + canonical(test.expect).encode())
+        # The limits in force, and whether calibration set them: a class graded under other limits (another
+        # calibration) has other keys, so its results are graded again, never mixed with these.
+        limits = test.limits
+        digest.update(repr((limits.cpu, limits.wall_seconds, limits.memory, limits.output, limits.processes,
+                            limits.open_files, limits.file_size, limits.cpu_written, bool(limits.cpu_source)))
+                      .encode())
     return replace(exercise, tests=tests), digest.hexdigest()
+
+
+def pinned_limits(exercise: Exercise) -> dict[str, list[object]]:
+    """test -> [CPU seconds, where the limit came from]: what the batch grades this exercise under."""
+    return {t.name: [t.limits.cpu, t.limits.cpu_origin] for t in exercise.tests}
+
+
+def helpers_of(folder: ClassFolder, student: str, entry: Path) -> tuple[Path, ...]:
+    """The student's .py files that answer no exercise (helpers.py): importable from every answer."""
+    if entry.is_dir() or entry.suffix != ".py":
+        return ()
+    prefix = f"{student}/"
+    return tuple(folder.root / name for name in folder.stray if name.startswith(prefix) and name.endswith(".py")
+                 and "/" not in name[len(prefix):])
 
 
 def canonical(value: object) -> str:

@@ -74,6 +74,7 @@ class Batch:
         self.plan: Plan | None = None
         self.store: Store | None = None
         self._lock: int | None = None
+        self.limit_changes: list[str] = []  # exercises whose limits differ from the last run's in this folder
 
     # ------------------------------------------------------------ before grading
     def prepare(self) -> None:
@@ -84,8 +85,10 @@ class Batch:
         chosen = self._choose(exercises, self.folder)
         self._take_output_folder()
         private = self.course.private_paths(options.submissions.resolve(), options.out.resolve())
-        self.plan = make_plan(self.folder, chosen, run_all=options.run_all, private_paths=private)
+        self.plan = make_plan(self.folder, chosen, run_all=options.run_all, private_paths=private,
+                              rule=options.rule)
         self.store = Store(options.out / DATABASE)
+        self.limit_changes = limit_changes(self.store.pinned_limits(), self.plan)
         if options.regrade:
             self.store.forget({row.key for row in self.plan.rows})
         self.store.begin_run(self._runner_description(), self.plan.exercise_rows, self.plan.rows)
@@ -172,3 +175,17 @@ class Batch:
         if self._lock is not None:
             os.close(self._lock)
             self._lock = None
+
+
+def limit_changes(pinned: dict[str, dict[str, list[object]]], plan: Plan) -> list[str]:
+    """Exercises whose CPU limits differ from those the folder's last run graded under: their stored results
+    are not reused (the limits are in the key) but graded again, and the batch says so."""
+    changes = []
+    for row in plan.exercise_rows:
+        before = pinned.get(row.id) or {}
+        moved = [f"{test} {old[0]:.2f} s ({old[1]}) -> {row.limits[test][0]:.2f} s ({row.limits[test][1]})"
+                 for test, old in before.items() if test in row.limits and old[0] != row.limits[test][0]]
+        if moved:
+            changes.append(f"{row.id}: CPU limits changed since the last run here, so its results are graded "
+                           f"again: {'; '.join(moved[:3])}{' ...' if len(moved) > 3 else ''}")
+    return changes

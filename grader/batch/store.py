@@ -10,14 +10,15 @@ import json
 import sqlite3
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.batch.work import Graded, GradingKey
 from grader.errors import UsageError
-from grader.model import Outcome, Report, Verdict
+from grader.model import Outcome, Report, StaffDetail, Verdict
 
-SCHEMA_VERSION = "1"
+FIRST_SCHEMA = "1"  # what SCHEMA creates; MIGRATIONS bring it, or an old store, up to SCHEMA_VERSION
+SCHEMA_VERSION = 2  # PRAGMA user_version of an up-to-date store
 KEY = "submission_hash, exercise_hash, grader_version, run_all"
 SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -51,6 +52,33 @@ CREATE VIEW IF NOT EXISTS results AS         -- the class's results: one row per
     SELECT s.student, s.exercise, s.file, o.* FROM submissions s JOIN outcomes o USING ({KEY});
 """
 
+# Applied in order, each in the transaction that opens the store, from the store's PRAGMA user_version up:
+# an old store is upgraded in place and keeps every result. Only ever append.
+MIGRATIONS: dict[int, tuple[str, ...]] = {
+    2: (  # the limits each result was graded under; notes on the hand-in; hidden tests' details for staff
+        "ALTER TABLE exercises ADD COLUMN limits TEXT NOT NULL DEFAULT '{}'",
+        "ALTER TABLE outcomes ADD COLUMN limit_source TEXT NOT NULL DEFAULT ''",
+        "ALTER TABLE gradings ADD COLUMN notes TEXT NOT NULL DEFAULT '[]'",
+        f"""CREATE TABLE staff_details (         -- hidden tests: never in anything a student receives
+            submission_hash TEXT NOT NULL, exercise_hash TEXT NOT NULL, grader_version TEXT NOT NULL,
+            run_all INTEGER NOT NULL, test TEXT NOT NULL, expected TEXT NOT NULL, actual TEXT NOT NULL,
+            traceback TEXT NOT NULL, PRIMARY KEY ({KEY}, test),
+            FOREIGN KEY ({KEY}) REFERENCES gradings ({KEY}))""",
+    ),
+}
+
+
+def migrate(db: sqlite3.Connection) -> None:
+    """Bring the store up to SCHEMA_VERSION (inside the caller's transaction)."""
+    current = int(db.execute("PRAGMA user_version").fetchone()[0]) or int(FIRST_SCHEMA)
+    if current > SCHEMA_VERSION:
+        raise UsageError(f"the store was written by a newer grader batch (schema {current}); upgrade grader")
+    for version in range(current + 1, SCHEMA_VERSION + 1):
+        for statement in MIGRATIONS[version]:
+            db.execute(statement)
+        db.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (str(version),))
+    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
 
 @dataclass(frozen=True)
 class ExerciseRow:
@@ -60,6 +88,7 @@ class ExerciseRow:
     digest: str  # the exercise part of the grading key
     max_score: float
     tests: list[dict[str, object]]  # name, points, hidden, big: enough to write a gradebook for absent files
+    limits: dict[str, list[object]] = field(default_factory=dict)  # test -> [CPU s, where it came from]: pinned
 
 
 @dataclass(frozen=True)
@@ -93,10 +122,11 @@ class Store:
                     self.db.execute(statement)
             found = self.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
             if found is None:
-                self.db.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
-            elif found[0] != SCHEMA_VERSION:
-                raise UsageError(f"{path} was written by another version of grader batch (schema {found[0]}); "
-                                 f"choose a new --out folder")
+                self.db.execute("INSERT INTO meta VALUES ('schema', ?)", (FIRST_SCHEMA,))
+            elif found[0] not in {str(v) for v in range(1, SCHEMA_VERSION + 1)}:
+                raise UsageError(f"{path} was written by a newer grader batch (schema {found[0]}); "
+                                 f"upgrade grader, or choose a new --out folder")
+            migrate(self.db)
         self.run_id = 0
 
     def transaction(self) -> _Transaction:
@@ -112,9 +142,10 @@ class Store:
             cursor = self.db.execute("INSERT INTO runs (started_at, workers) VALUES (?, ?)", (time.time(), workers))
             self.run_id = int(cursor.lastrowid or 0)
             self.db.execute("DELETE FROM exercises")
-            self.db.executemany("INSERT INTO exercises VALUES (?, ?, ?, ?, ?, ?)",
-                                [(e.id, e.title, e.kind, e.digest, e.max_score, json.dumps(e.tests))
-                                 for e in exercises])
+            self.db.executemany("INSERT INTO exercises (exercise, title, kind, exercise_hash, max_score, tests, "
+                                "limits) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                                [(e.id, e.title, e.kind, e.digest, e.max_score, json.dumps(e.tests),
+                                  json.dumps(e.limits)) for e in exercises])
             self.db.execute("DELETE FROM submissions")
             self.db.executemany("INSERT INTO submissions VALUES (?, ?, ?, ?, ?, ?, ?)",
                                 [(r.student, r.exercise, r.file, *_key(r.key)) for r in rows])
@@ -130,6 +161,7 @@ class Store:
             for key in keys:
                 where = "submission_hash=? AND exercise_hash=? AND grader_version=? AND run_all=?"
                 self.db.execute(f"DELETE FROM outcomes WHERE {where}", _key(key))
+                self.db.execute(f"DELETE FROM staff_details WHERE {where}", _key(key))
                 self.db.execute(f"DELETE FROM gradings WHERE {where}", _key(key))
 
     def save(self, graded: Graded) -> bool:
@@ -137,24 +169,33 @@ class Store:
         report = graded.report
         with self.transaction():
             cursor = self.db.execute(
-                "INSERT OR IGNORE INTO gradings VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT OR IGNORE INTO gradings ({KEY}, exercise, label, verdict, score, max_score, cpu_seconds, "
+                "grader_cpu_seconds, wall_seconds, isolation, worker, run_id, graded_at, notes) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (*_key(graded.key), report.exercise, report.submission, str(report.verdict), report.score,
                  report.max_score, graded.cpu_seconds, graded.grader_cpu_seconds, graded.wall_seconds,
-                 report.isolation, graded.worker, self.run_id, time.time()))
+                 report.isolation, graded.worker, self.run_id, time.time(), json.dumps(list(report.notes))))
             if cursor.rowcount == 0:
                 return False
             self.db.executemany(
-                "INSERT INTO outcomes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT INTO outcomes ({KEY}, position, test, verdict, points, max_points, hidden, big, feedback, "
+                "details, expected, actual, cpu_seconds, limit_seconds, limit_source) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [(*_key(graded.key), position, o.test, str(o.verdict), o.points, o.max_points, int(o.hidden),
-                  int(o.big), o.feedback, o.details, o.expected, o.actual, o.cpu_seconds, o.limit_seconds)
-                 for position, o in enumerate(report.outcomes)])
+                  int(o.big), o.feedback, o.details, o.expected, o.actual, o.cpu_seconds, o.limit_seconds,
+                  o.limit_source) for position, o in enumerate(report.outcomes)])
+            self.db.executemany(
+                f"INSERT OR IGNORE INTO staff_details ({KEY}, test, expected, actual, traceback) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [(*_key(graded.key), d.test, d.expected, d.actual, d.traceback) for d in report.staff])
         return True
 
     # ------------------------------------------------------------ reading back
     def exercises(self) -> list[ExerciseRow]:
-        rows = self.db.execute("SELECT * FROM exercises ORDER BY exercise")
-        return [ExerciseRow(i, title, kind, digest, max_score, json.loads(tests))
-                for i, title, kind, digest, max_score, tests in rows]
+        rows = self.db.execute("SELECT exercise, title, kind, exercise_hash, max_score, tests, limits "
+                               "FROM exercises ORDER BY exercise")
+        return [ExerciseRow(i, title, kind, digest, max_score, json.loads(tests), json.loads(limits))
+                for i, title, kind, digest, max_score, tests, limits in rows]
 
     def submissions(self) -> list[SubmissionRow]:
         rows = self.db.execute(f"SELECT student, exercise, file, {KEY} FROM submissions ORDER BY student, exercise")
@@ -165,20 +206,20 @@ class Store:
         """Every grading the current class refers to, with its outcomes in test order."""
         outcomes: dict[GradingKey, list[Outcome]] = {}
         query = (f"SELECT {KEY}, test, verdict, points, max_points, hidden, big, feedback, details, expected, "
-                 f"actual, cpu_seconds, limit_seconds FROM outcomes WHERE ({KEY}) IN "
+                 f"actual, cpu_seconds, limit_seconds, limit_source FROM outcomes WHERE ({KEY}) IN "
                  f"(SELECT {KEY} FROM submissions) ORDER BY {KEY}, position")
         for s, e, g, a, test, verdict, points, max_points, hidden, big, feedback, details, expected, actual, \
-                cpu, limit in self.db.execute(query):
+                cpu, limit, source in self.db.execute(query):
             outcomes.setdefault(GradingKey(s, e, g, bool(a)), []).append(Outcome(
                 test=test, verdict=Verdict(verdict), points=points, max_points=max_points, hidden=bool(hidden),
                 big=bool(big), feedback=feedback, details=details, expected=expected, actual=actual,
-                cpu_seconds=cpu, limit_seconds=limit))
+                cpu_seconds=cpu, limit_seconds=limit, limit_source=source))
         found: dict[GradingKey, StoredGrading] = {}
-        query = (f"SELECT {KEY}, exercise, label, isolation, verdict, cpu_seconds, wall_seconds, run_id "
+        query = (f"SELECT {KEY}, exercise, label, isolation, verdict, cpu_seconds, wall_seconds, run_id, notes "
                  f"FROM gradings WHERE ({KEY}) IN (SELECT {KEY} FROM submissions)")
-        for s, e, g, a, exercise, label, isolation, verdict, cpu, wall, run_id in self.db.execute(query):
+        for s, e, g, a, exercise, label, isolation, verdict, cpu, wall, run_id, notes in self.db.execute(query):
             key = GradingKey(s, e, g, bool(a))
-            report = Report(exercise, label, tuple(outcomes.get(key, [])), isolation)
+            report = Report(exercise, label, tuple(outcomes.get(key, [])), isolation, notes=tuple(json.loads(notes)))
             found[key] = StoredGrading(report, Verdict(verdict), cpu, wall, run_id)
         return found
 
@@ -186,6 +227,31 @@ class Store:
         """The verdict of every grading the current class refers to (what a resumed run starts from)."""
         query = f"SELECT {KEY}, verdict FROM gradings WHERE ({KEY}) IN (SELECT {KEY} FROM submissions)"
         return {GradingKey(s, e, g, bool(a)): Verdict(v) for s, e, g, a, v in self.db.execute(query)}
+
+    def staff_details(self, key: GradingKey) -> list[StaffDetail]:
+        """The hidden tests' details of one grading, for staff (`grader batch show`, the staff pages)."""
+        where = "submission_hash=? AND exercise_hash=? AND grader_version=? AND run_all=?"
+        rows = self.db.execute(f"SELECT test, expected, actual, traceback FROM staff_details WHERE {where}",
+                               _key(key))
+        return [StaffDetail(*row) for row in rows]
+
+    def every_staff_detail(self) -> dict[GradingKey, list[StaffDetail]]:
+        """The hidden tests' details of every grading the current class refers to."""
+        query = (f"SELECT {KEY}, test, expected, actual, traceback FROM staff_details WHERE ({KEY}) IN "
+                 f"(SELECT {KEY} FROM submissions)")
+        found: dict[GradingKey, list[StaffDetail]] = {}
+        for s, e, g, a, *detail in self.db.execute(query):
+            found.setdefault(GradingKey(s, e, g, bool(a)), []).append(StaffDetail(*detail))
+        return found
+
+    def pinned_limits(self) -> dict[str, dict[str, list[object]]]:
+        """exercise -> test -> [CPU s, where it came from], as the latest run graded them."""
+        return {e.id: e.limits for e in self.exercises()}
+
+    def count_of(self, exercise: str) -> int:
+        """How many student submissions of the latest run answer `exercise` with a file."""
+        query = "SELECT COUNT(*) FROM submissions WHERE exercise = ? AND file IS NOT NULL"
+        return int(self.db.execute(query, (exercise,)).fetchone()[0])
 
 
 def _key(key: GradingKey) -> tuple[str, str, str, int]:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.grading import grade
+from grader.handins.base import Handin
 from grader.model import Exercise, Outcome, Report, Verdict
 
 
@@ -32,7 +33,7 @@ class Job:
     key: GradingKey
     packed_exercise: bytes  # pack(exercise): every test's `expect` filled in, so workers need no reference
     label: str  # student/file, as reports show it
-    text: str
+    text: Handin  # what was handed in, read in the main process: the worker reads no student file
     private_paths: tuple[Path, ...]
 
     @property

@@ -42,6 +42,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
                                             "references", run_calibrate)
     calibrate_parser.add_argument("ids", metavar="ID", nargs="*", help="exercise ids (default: every exercise)")
     calibrate_parser.add_argument("--force", action="store_true", help="measure again even if cached")
+    calibrate_parser.add_argument("--out", metavar="DIR", type=Path, default=None,
+                                  help="a grader batch output folder: say which of its stored results the "
+                                       "new limits make stale")
     importer = command("import", "turn a lesson (JSON) into exercises and their accepted references", run_import)
     importer.add_argument("lesson", metavar="LESSON.json", help="the lesson file")
     importer.add_argument("--force", action="store_true", help="overwrite exercises that exist")
@@ -154,7 +157,21 @@ def run_calibrate(args: argparse.Namespace) -> ExitCode:
             continue
         console.print(calibration_table(calibration, {t.name for t in exercise.tests if t.big}))
         console.print()
+    if args.out is not None:
+        _say_stale(course, [e.id for e in exercises], args.out, console)
     return ExitCode.TESTS_FAILED if failed else ExitCode.OK
+
+
+def _say_stale(course: Course, ids: list[str], out: Path, console: Console) -> None:
+    from rich.text import Text
+
+    from grader.calibration import stale_results
+
+    lines = stale_results(course.load_all(ids), out / "results.sqlite")
+    for line in lines:
+        console.print(Text(line, style="yellow"))
+    if not lines:
+        console.print(Text(f"no stored result in {out} was graded under other CPU limits", style="dim"))
 
 
 def run_import(args: argparse.Namespace) -> ExitCode:

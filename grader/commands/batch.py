@@ -71,6 +71,44 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     parser.add_argument("--all", action="store_true", help="run big tests even after a small test failed")
     parser.add_argument("--regrade", action="store_true", help="grade everything again, ignoring stored results")
     parser.set_defaults(run=run_batch, parser=parser)
+    # `grader batch show ...` is a command of its own under `batch`, beside `grader batch SUBMISSIONS_DIR`
+    # (argparse cannot mix a sub-command with a positional; a class folder named show is ./show).
+    parser.__class__ = _BatchParser
+    parser.show_parser = _show_parser(parser.prog)  # type: ignore[attr-defined]
+
+
+class _BatchParser(argparse.ArgumentParser):
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[no-untyped-def, override]
+        if args and args[0] == "show":
+            return self.show_parser.parse_known_args(args[1:], namespace)  # type: ignore[attr-defined]
+        return super().parse_known_args(args, namespace)
+
+
+def _show_parser(batch_prog: str) -> argparse.ArgumentParser:
+    show = argparse.ArgumentParser(
+        prog=f"{batch_prog} show", description="Print what a batch stored for one student, for staff: each "
+        "test's verdict and CPU limit, and for hidden tests the expected value beside the output, and the traceback.")
+    show.add_argument("student", metavar="STUDENT", help="the student's folder name")
+    show.add_argument("exercise", metavar="EXERCISE", nargs="?", help="one exercise (default: every one)")
+    show.add_argument("--out", metavar="DIR", type=Path, default=Path("grader-out"),
+                      help="the batch's output folder (default: grader-out)")
+    show.set_defaults(run=run_show, parser=show)
+    return show
+
+
+def run_show(args: argparse.Namespace) -> ExitCode:
+    from rich.console import Console
+
+    from grader.batch.session import DATABASE
+    from grader.batch.show import gather, render
+    from grader.errors import UsageError
+
+    try:
+        shown = gather(args.out / DATABASE, args.student, args.exercise)
+    except UsageError as error:
+        args.parser.error(str(error))  # the usage of `batch show`, exit status 2
+    render(shown, Console(highlight=False, emoji=False, soft_wrap=False))
+    return ExitCode.OK
 
 
 def _positive(text: str) -> int:
@@ -182,6 +220,8 @@ def _describe_class(batch: Batch, err: Console) -> None:
     layout = "" if folder.layout == "folders" else f" ({folder.layout} download)"
     err.print(Text(f"{len(folder.students)} students x {len(plan.exercises)} exercises "
                    f"({', '.join(e.id for e in plan.exercises)}) from {escape_controls(str(folder.root))}{layout}"))
+    for change in batch.limit_changes:
+        err.print(Text(change, style="yellow"))
     for label, items in (("not graded (no exercise matches the name; see --match)", folder.stray),
                          ("not graded (another file of the folder was chosen)", folder.duplicates),
                          ("not read", folder.not_walked)):

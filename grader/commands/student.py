@@ -172,7 +172,7 @@ def run_check(args: argparse.Namespace) -> ExitCode:
     course = Course.at(args.exercises)
     exercise = course.load(args.exercise)
     submission = Path(args.submission)
-    if not submission.is_file():
+    if not (submission.is_file() or submission.is_dir()):
         raise UsageError(f"no file {submission}")
     # The report's modules (rich) are imported while the sandbox starts and loads the file, on the other core.
     report = grade(exercise, submission, run_all=args.all, visible_only=course.is_student_bundle,

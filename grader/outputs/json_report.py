@@ -29,6 +29,7 @@ def test_entry(outcome: Outcome) -> dict[str, object]:
         "feedback": outcome.feedback,
         "cpu_seconds": round(outcome.cpu_seconds, 4),
         "limit_seconds": outcome.limit_seconds,
+        "limit_source": outcome.limit_source,
     }
     if outcome.description:  # what the student reads of the test besides its name, hidden or not
         entry["description"] = outcome.description
@@ -48,6 +49,8 @@ def as_json(report: Report) -> dict[str, object]:
         "tests": [test_entry(o) for o in report.outcomes],
         "isolation": report.isolation,
         "visible_only": report.visible_only,
+        "limits_source": report.limits_source,
+        "notes": list(report.notes),
     }
 
 

@@ -113,6 +113,10 @@ class TerminalReport(Output):
         header.append_text(literal(report.submission))
         console.print(header)
         console.print(Text(report.isolation, style="dim"))
+        if report.limits_source:
+            console.print(Text(f"CPU limits: {report.limits_source}", style="dim"))
+        for note in report.notes:
+            console.print(Text("note: ", style="bold yellow").append(literal(note)))
         console.print(tests_table(report))
         for number, outcome in enumerate(report.outcomes, start=1):
             if outcome.verdict not in (Verdict.PASSED, Verdict.SKIPPED):

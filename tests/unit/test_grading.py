@@ -133,7 +133,9 @@ def test_a_byte_order_mark_is_dropped_and_a_bad_byte_is_named(tmp_path: Path) ->
 
     marked = tmp_path / "marked.py"
     marked.write_bytes(b"\xef\xbb\xbfx = 1\n")  # what some Windows editors save
-    assert read_submission(marked) == ("x = 1\n", "")
+    assert read_submission(marked, EXERCISE).source == "x = 1\n"
     latin = tmp_path / "latin.py"
     latin.write_bytes(b"\xef\xbb\xbf# caf\xe9\n")
-    assert read_submission(latin) == (None, "the file is not UTF-8 text (byte 8)")  # counted from the file's start
+    refused = read_submission(latin, EXERCISE).refused  # the column counts the file's bytes, the mark's too
+    assert refused.startswith("the file is not UTF-8 text: line 1, column 9 holds the byte 0xe9")
+    assert "save the file as UTF-8" in refused

@@ -1,5 +1,6 @@
 """html/index.html (the class: score histogram and per-test pass rates as inline SVG, a sortable table) and
-html/students/<student>.html (each test's verdict, feedback and diff). jinja2 with autoescape: student
+html/students/<student>.html (each test's verdict, feedback and diff, as the student may see it) and
+html/staff/<student>.html (the hidden tests' expected values, outputs and tracebacks: for staff only). jinja2 with autoescape: student
 text is always escaped; the templates are the .j2 files of this folder."""
 
 from __future__ import annotations
@@ -40,11 +41,17 @@ class HtmlPages(Output):
     def write(self, book: Gradebook, folder: Path) -> list[Path]:
         env = environment()
         pages = {student: f"students/{file_name_for(student)}.html" for student in book.students}
+        staff_pages = {student: f"staff/{file_name_for(student)}.html" for student in book.students}
         with swapped_folder(folder / FOLDER) as building:
             (building / "students").mkdir()
             write_atomic(building / "index.html", env.get_template("batch_class.html.j2").render(
-                book=book, pages=pages, bins=histogram(book), rates=pass_rates(book)))
+                book=book, pages=pages, staff_pages=staff_pages, bins=histogram(book), rates=pass_rates(book)))
+            (building / "staff").mkdir()
             student_page = env.get_template("batch_student.html.j2")
+            staff_page = env.get_template("batch_staff.html.j2")
             for student in book.students:
                 write_atomic(building / pages[student], student_page.render(book=book, student=student))
+                # Staff only: the hidden tests' expected values and outputs. Never hand this folder out.
+                write_atomic(building / staff_pages[student], staff_page.render(book=book, student=student,
+                                                                                 page=pages[student]))
         return [folder / FOLDER / "index.html"]

@@ -1,0 +1,97 @@
+"""`grader batch show STUDENT [EXERCISE]`: what staff need for a regrade request, from the batch store:
+each test's verdict and limit, and for hidden tests the expected value beside the output, and the
+traceback. Staff only: nothing here is ever written where a student reads."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.console import Console, Group
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from grader.batch.store import Store
+from grader.errors import UsageError
+from grader.model import Outcome, StaffDetail
+from grader.outputs.terminal import literal, verdict_text
+from grader.outputs.text import NOTHING, points
+
+
+@dataclass(frozen=True)
+class Shown:
+    student: str
+    exercise: str
+    file: str | None
+    verdict: str
+    score: float
+    max_score: float
+    notes: tuple[str, ...]
+    outcomes: tuple[Outcome, ...]
+    staff: dict[str, StaffDetail]
+
+
+def gather(database: Path, student: str, exercise: str | None) -> list[Shown]:
+    if not database.is_file():
+        raise UsageError(f"no batch results at {database} (run grader batch first, or give its --out)")
+    store = Store(database)
+    try:
+        rows = [r for r in store.submissions() if r.student == student and exercise in (None, r.exercise)]
+        if not rows:
+            students = sorted({r.student for r in store.submissions()})
+            import difflib
+
+            close = difflib.get_close_matches(student, students, n=1)
+            what = f"student '{student}'" + (f" and exercise '{exercise}'" if exercise else "")
+            hint = f" (did you mean '{close[0]}'?)" if close and close[0] != student else ""
+            raise UsageError(f"no {what} in {database}{hint}")
+        gradings = store.gradings()
+        shown = []
+        for row in rows:
+            stored = gradings.get(row.key)
+            if stored is None:
+                continue  # not graded yet
+            report = stored.report
+            shown.append(Shown(row.student, row.exercise, row.file, str(stored.verdict), report.score,
+                               report.max_score, report.notes, report.outcomes,
+                               {d.test: d for d in store.staff_details(row.key)}))
+        return shown
+    finally:
+        store.close()
+
+
+def render(shown: list[Shown], console: Console) -> None:
+    for item in shown:
+        header = Text(f"{item.student} · {item.exercise}", style="bold")
+        header.append(f" ({item.file or 'no file'}): {points(item.score)}/{points(item.max_score)} {item.verdict}")
+        console.print(header)
+        for note in item.notes:
+            console.print(Text("note: ", style="bold yellow").append(literal(note)))
+        for number, outcome in enumerate(item.outcomes, start=1):
+            console.print(_test(number, outcome, item.staff.get(outcome.test)))
+        console.print()
+
+
+def _test(number: int, outcome: Outcome, staff: StaffDetail | None) -> Panel | Text:
+    title = Text(f"{number}. ").append(literal(outcome.test))
+    if outcome.hidden:
+        title.append(" (hidden)", style="dim")
+    line = Text("  ").append_text(verdict_text(outcome.verdict))
+    line.append(f"  {points(outcome.points)}/{points(outcome.max_points)}  CPU {outcome.cpu_seconds:.2f} / "
+                f"{outcome.limit_seconds:.2f} s ({outcome.limit_source or 'source not recorded'})", style="dim")
+    expected = staff.expected if staff else outcome.expected
+    actual = staff.actual if staff else outcome.actual
+    traceback = staff.traceback if staff else outcome.details
+    parts: list[object] = [line]
+    if outcome.feedback:
+        parts.append(literal(outcome.feedback))
+    if expected is not None and outcome.verdict != "passed" or staff and outcome.verdict != "passed":
+        side = Table(show_edge=False, pad_edge=False, box=None, padding=(0, 2))
+        side.add_column("expected", style="green", header_style="bold", overflow="fold")
+        side.add_column("output", style="red", header_style="bold", overflow="fold")
+        side.add_row(literal(expected or ""), literal(actual or NOTHING))
+        parts.append(side)
+    if traceback and outcome.verdict != "passed":
+        parts.append(literal(traceback, "dim"))
+    return Panel(Group(*parts), title=title, title_align="left", border_style="dim")
