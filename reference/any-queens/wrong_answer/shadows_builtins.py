@@ -1,7 +1,6 @@
-"""Forging: shadows the built-ins a checker written in the submission's process would use (abs for the
-diagonals, len and set for the counts, isinstance for the type), here and in builtins itself."""
-
-import builtins
+"""Forging: shadows, in its own module, the built-ins a checker run in the submission's namespace would
+use (abs for the diagonals, len for the count, isinstance and round). The checker runs in the grader, so
+the board below, every queen in column 0, is judged as it is."""
 
 
 def abs(x):  # noqa: A001 - on purpose
@@ -16,10 +15,8 @@ def len(obj):  # noqa: A001
     return 0
 
 
-builtins.abs = abs
-builtins.isinstance = isinstance
-vars(builtins)["round"] = lambda *args: 0  # the same, through the namespace
+globals()["round"] = lambda *args: 0
 
 
 def any_queens(n):
-    return [0] * n  # every queen in column 0
+    return [0] * n

@@ -1,5 +1,5 @@
 """Forging: a list that says it equals anything and has whatever length is asked; exact built-in types
-only cross the sandbox, so it cannot pass as an answer."""
+only cross the sandbox, so it is refused, never compared."""
 
 
 class Agreeable(list):
