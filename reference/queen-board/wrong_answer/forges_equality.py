@@ -1,7 +1,5 @@
-"""Forging: shadows abs, isinstance and sorted, and answers with values that say they equal anything.
-Only exact built-in values cross the sandbox, and the comparison happens in the grader."""
-
-import builtins
+"""Forging: shadows abs, isinstance and sorted in its module, and counts its queens with an int that
+says it equals anything. len() hands the grader a plain int, and the comparison happens in the grader."""
 
 
 class Anything(int):
@@ -15,7 +13,7 @@ def abs(x):  # noqa: A001 - on purpose
     return 0
 
 
-builtins.isinstance = lambda obj, cls: True
+globals()["isinstance"] = lambda obj, cls: True
 globals()["sorted"] = lambda items, **kwargs: []
 
 

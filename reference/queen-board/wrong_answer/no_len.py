@@ -1,4 +1,4 @@
-"""No __len__: len(board) raises TypeError."""
+"""No __len__: len(board) raises TypeError where the reference answers a number."""
 
 
 class Board:
