@@ -73,11 +73,12 @@ class Batch:
         self.plan: Plan | None = None
         self.store: Store | None = None
         self._lock: int | None = None
+        self.spec_problems: list[str] = []  # of the specs that did not load
 
     # ------------------------------------------------------------ before grading
     def prepare(self) -> None:
         options = self.options
-        exercises = self.course.load_all()
+        exercises, self.spec_problems = self.course.load_valid()  # a broken spec: the rest is graded
         self.folder = discover(options.submissions, exercises, options.rule)
         chosen = self._choose(exercises, self.folder)
         self._take_output_folder()

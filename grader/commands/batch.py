@@ -34,7 +34,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
         description="Grade every student folder of SUBMISSIONS_DIR, in parallel, into a SQLite database "
                     "and gradebooks. Stopped at any moment, the same command resumes where it stopped.")
     parser.add_argument("submissions", metavar="SUBMISSIONS_DIR", type=Path, help="one sub-folder per student")
-    parser.add_argument("--exercises", metavar="DIR", type=Path, help="exercises folder (default: the bundled one)")
+    parser.add_argument("--exercises", metavar="DIR", type=Path, help="exercises folder (default: the course of the current folder or above, else $GRADER_EXERCISES, else the bundled one)")
     parser.add_argument("--out", metavar="DIR", type=Path, default=Path("grader-out"),
                         help="output folder: database, gradebooks, reports (default: grader-out)")
     parser.add_argument("--workers", metavar="N", type=_positive, default=None,
@@ -135,6 +135,10 @@ def run_batch(args: argparse.Namespace) -> int:
     if errors:
         err.print(f"{errors} submissions got grader_error (the grader's or a spec's fault, not the student's): "
                   f"see {options.out / 'html' / 'index.html'} or the database")
+    if batch.spec_problems:
+        from grader.commands.student import report_broken_specs
+
+        return report_broken_specs(batch.spec_problems)
     return ExitCode.TESTS_FAILED if errors else ExitCode.OK
 
 
