@@ -285,3 +285,14 @@ def test_a_custom_checker_judges_without_a_reference(course) -> None:  # noqa: A
         "    if expected is None:\n", "    if n < 4:\n"))
     report = check(course, "queens", QUEENS_REFERENCE)
     assert report["verdict"] == "passed", report
+
+
+def test_nan_reaches_the_checker_and_equals_nothing_unless_the_spec_says_so(course) -> None:  # noqa: ANN001
+    spec = ("title: Nan\nkind: function\nentry: f\nstatement: s\nchecker: close\ntests:\n"
+            "  - name: nan\n    call: f()\n")  # the reference's nan is the expected value
+    course.write("nan", spec)
+    course.reference("nan", "plain.py", "def f():\n    return float('nan')\n")
+    assert check(course, "nan", "def f():\n    return float('nan')\n")["verdict"] == "wrong_answer"
+    course.write("nan", spec.replace("checker: close", "checker: {name: close, args: {nan_equal: true}}"))
+    assert check(course, "nan", "def f():\n    return float('nan')\n")["verdict"] == "passed"
+    assert check(course, "nan", "def f():\n    return 0.0\n")["verdict"] == "wrong_answer"
