@@ -1,5 +1,9 @@
 """A course folder: exercises/*.yaml with reference/ beside it; finds and loads exercises by id.
 
+Which course a command works on: `--exercises DIR` when given; else the nearest course from the current
+folder up (a folder holding COURSE_FILE, or one holding exercises/ with reference/ beside it); else
+$GRADER_EXERCISES; else the course bundled with grader (inside the package when installed from a wheel).
+
 A loaded exercise is kept as a pickle keyed by the spec's bytes, its path and the loader's own source, so
 `grader check` skips importing and running the YAML parser while the spec is unchanged. A spec with
 problems is never kept: its errors are reported at every load."""
@@ -7,6 +11,8 @@ problems is never kept: its errors are reported at every load."""
 from __future__ import annotations
 
 import functools
+import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,7 +21,12 @@ from grader.calibration import with_calibrated_limits
 from grader.errors import SpecError, UsageError
 from grader.model import Exercise
 
-BUNDLED_EXERCISES = Path(__file__).resolve().parent.parent / "exercises"
+_PACKAGE = Path(__file__).resolve().parent
+# A wheel carries the course inside the package (pyproject.toml force-includes it); a checkout has it beside.
+BUNDLED_EXERCISES = next((p for p in (_PACKAGE / "_bundled" / "exercises", _PACKAGE.parent / "exercises")
+                          if p.is_dir()), _PACKAGE.parent / "exercises")
+COURSE_FILE = "grader-course.yaml"  # marks a course's root; its optional `exercises:` names the specs' folder
+EXERCISES_VARIABLE = "GRADER_EXERCISES"
 STUDENT_BUNDLE_MARKER = ".student-bundle"  # written by `grader export --student` into the exercises folder
 # The modules whose code decides what a spec loads as: a change to any of them is a new key.
 _LOADER_SOURCES = ("spec.py", "model.py", "checkers/__init__.py", "errors.py", "forms/__init__.py", "forms/base.py",
@@ -27,8 +38,10 @@ class Course:
     exercises_dir: Path
 
     @classmethod
-    def at(cls, folder: str | Path | None) -> Course:
-        path = Path(folder) if folder is not None else BUNDLED_EXERCISES
+    def at(cls, folder: str | Path | None, *, cwd: Path | None = None,
+           environ: Mapping[str, str] | None = None) -> Course:
+        """The course in `folder` (an exercises folder) when given, else the one `find_exercises` finds."""
+        path = Path(folder) if folder is not None else find_exercises(cwd, environ)
         if not path.is_dir():
             raise UsageError(f"no exercises folder at {path}")
         return cls(path.resolve())
@@ -67,6 +80,15 @@ class Course:
     def load_all(self, ids: list[str] | None = None, *, as_written: bool = False) -> list[Exercise]:
         """Every exercise (or those named), reporting the problems of all broken specs together; calibrated
         as `load` gives them, or `as_written`."""
+        exercises, problems = self.load_valid(ids, as_written=as_written)
+        if problems:
+            raise SpecError(problems)
+        return exercises
+
+    def load_valid(self, ids: list[str] | None = None, *,
+                   as_written: bool = False) -> tuple[list[Exercise], list[str]]:
+        """The exercises that load, and the problems (file:line:col) of those that do not: one broken spec
+        does not keep a class from the rest of the course."""
         load = self.load_as_written if as_written else self.load
         exercises, problems = [], []
         for exercise_id in ids or self.ids():
@@ -74,13 +96,38 @@ class Course:
                 exercises.append(load(exercise_id))
             except SpecError as error:
                 problems += error.problems
-        if problems:
-            raise SpecError(problems)
-        return exercises
+        return exercises, problems
 
     def private_paths(self, *extra: Path) -> tuple[Path, ...]:
         """Folders a submission must never see: specs, references, the expected-value cache, and `extra`."""
         return (self.exercises_dir, self.reference_root, cache_dir(), *extra)
+
+
+def find_exercises(cwd: Path | None = None, environ: Mapping[str, str] | None = None) -> Path:
+    """The exercises folder of the course a command run in `cwd` works on (see the module's docstring)."""
+    environ = os.environ if environ is None else environ
+    here = (cwd or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / COURSE_FILE).is_file():
+            return _configured_exercises(folder / COURSE_FILE)
+        if (folder / "exercises").is_dir() and (folder / "reference").is_dir():
+            return folder / "exercises"
+    if environ.get(EXERCISES_VARIABLE):
+        return Path(environ[EXERCISES_VARIABLE])
+    return BUNDLED_EXERCISES
+
+
+def _configured_exercises(config: Path) -> Path:
+    """The exercises folder a COURSE_FILE names (`exercises: DIR`, relative to it; default exercises/)."""
+    import yaml  # only for a course that has the file
+
+    try:
+        settings = yaml.safe_load(config.read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError) as error:
+        raise UsageError(f"{config}: cannot read the course file: {error}") from None
+    if not isinstance(settings, dict) or not isinstance(settings.get("exercises", "exercises"), str):
+        raise UsageError(f"{config}: a course file is a mapping such as `exercises: exercises`")
+    return config.parent / settings.get("exercises", "exercises")
 
 
 def load_exercise(path: Path) -> Exercise:

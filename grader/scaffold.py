@@ -7,15 +7,24 @@ from pathlib import Path
 
 from grader.errors import UsageError
 from grader.kinds import KINDS
+from grader.kinds.function import FUNCTION_FORMS
+from grader.kinds.program import PROGRAM_FORMS
 from grader.spec import ID_PATTERN
 
+# The shapes `grader new --form` writes, per kind: "class" is a class tested by sequences of steps,
+# "files" a program run with arguments that reads and writes files.
+FORMS: dict[str, tuple[str, ...]] = {"function": tuple(FUNCTION_FORMS), "program": tuple(PROGRAM_FORMS),
+                                     "predict": ("plain",)}
 
-def new_exercise(exercises_dir: Path, exercise_id: str, kind: str = "function") -> list[Path]:
+
+def new_exercise(exercises_dir: Path, exercise_id: str, kind: str = "function", form: str = "plain") -> list[Path]:
     """Write exercises_dir/<id>.yaml and reference/<id>/...; refuses to overwrite anything."""
     if not ID_PATTERN.match(exercise_id):
         raise UsageError(f"'{exercise_id}' is not an exercise id: use lower-case letters, digits and '-'")
     if kind not in KINDS:
         raise UsageError(f"unknown kind '{kind}'; known kinds: {', '.join(KINDS)}")
+    if form not in FORMS.get(kind, ("plain",)):
+        raise UsageError(f"a {kind} exercise has no form '{form}'; its forms: {', '.join(FORMS.get(kind, ('plain',)))}")
     spec = exercises_dir / f"{exercise_id}.yaml"
     references = exercises_dir.parent / "reference" / exercise_id
     for path in (spec, references):
@@ -23,7 +32,7 @@ def new_exercise(exercises_dir: Path, exercise_id: str, kind: str = "function") 
             raise UsageError(f"{path} exists: choose another id or remove it")
     entry = exercise_id.replace("-", "_")
     entry = entry if entry.isidentifier() else "solve"  # an id such as 2-sum is not a Python name
-    template, files = KINDS[kind].scaffold(entry)
+    template, files = KINDS[kind].scaffold(entry, form)
     exercises_dir.mkdir(parents=True, exist_ok=True)
     spec.write_text(template, encoding="utf-8")
     written = [spec]

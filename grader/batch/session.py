@@ -75,11 +75,12 @@ class Batch:
         self.store: Store | None = None
         self._lock: int | None = None
         self.limit_changes: list[str] = []  # exercises whose limits differ from the last run's in this folder
+        self.spec_problems: list[str] = []  # of the specs that did not load
 
     # ------------------------------------------------------------ before grading
     def prepare(self) -> None:
         options = self.options
-        exercises = self.course.load_all()
+        exercises, self.spec_problems = self.course.load_valid()  # a broken spec: the rest is graded
         self.folder = discover(options.submissions, exercises, options.rule, options.layout,
                                unpack_into=options.out / "unpacked")
         chosen = self._choose(exercises, self.folder)

@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # the heavy modules are imported by the commands that use the
 def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     def command(name: str, help_text: str, run: object) -> argparse.ArgumentParser:
         parser: argparse.ArgumentParser = subparsers.add_parser(name, help=help_text, description=help_text)
-        parser.add_argument("--exercises", metavar="DIR", help="exercises folder (default: the bundled one)")
+        parser.add_argument("--exercises", metavar="DIR", help="exercises folder (default: the course of the current folder or above, else $GRADER_EXERCISES, else the bundled one)")
         parser.set_defaults(run=run)
         return parser
 
@@ -63,6 +63,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     new = command("new", "scaffold an exercise and its reference folders", run_new)
     new.add_argument("id", metavar="ID", help="the new exercise's id, e.g. count-rooks")
     new.add_argument("--kind", choices=list(KINDS), default="function", help="what students hand in")
+    new.add_argument("--form", choices=["plain", "class", "files"], default="plain",
+                     help="the tests' shape: plain calls or stdin; class (function kind): a class tested by "
+                          "sequences of steps; files (program kind): arguments, input and output files")
 
 
 def _console() -> Console:
@@ -246,7 +249,7 @@ def run_new(args: argparse.Namespace) -> ExitCode:
     from grader.scaffold import new_exercise
 
     exercises_dir = Path(args.exercises) if args.exercises else Course.at(None).exercises_dir
-    created = new_exercise(exercises_dir, args.id, args.kind)
+    created = new_exercise(exercises_dir, args.id, args.kind, args.form)
     console = _console()
     for path in created:
         console.print(f"wrote {path}")

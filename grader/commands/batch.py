@@ -44,7 +44,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     parser.add_argument("submissions", metavar="SUBMISSIONS_DIR", type=Path,
                         help="one sub-folder per student, or a Canvas, Moodle, Gradescope or GitHub Classroom "
                              "download (a folder, or Canvas's zip)")
-    parser.add_argument("--exercises", metavar="DIR", type=Path, help="exercises folder (default: the bundled one)")
+    parser.add_argument("--exercises", metavar="DIR", type=Path,
+                        help="exercises folder (default: the course of the current folder or above, else "
+                             "$GRADER_EXERCISES, else the bundled one)")
     parser.add_argument("--out", metavar="DIR", type=Path, default=Path("grader-out"),
                         help="output folder: database, gradebooks, reports (default: grader-out)")
     parser.add_argument("--workers", metavar="N", type=_positive, default=None,
@@ -207,6 +209,10 @@ def run_batch(args: argparse.Namespace) -> ExitCode:
     if errors:
         err.print(f"{errors} submissions got grader_error (the grader's or a spec's fault, not the student's): "
                   f"see {options.out / 'html' / 'index.html'} or the database")
+    if batch.spec_problems:
+        from grader.commands.student import report_broken_specs
+
+        return report_broken_specs(batch.spec_problems)
     return ExitCode.TESTS_FAILED if errors else ExitCode.OK
 
 

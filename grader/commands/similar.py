@@ -26,7 +26,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     parser.add_argument("submissions", metavar="CLASS", type=Path, help="one sub-folder per student")
     parser.add_argument("--exercise", metavar="ID", action="append", default=None,
                         help="compare only this exercise (repeatable; default: every exercise someone handed in)")
-    parser.add_argument("--exercises", metavar="DIR", type=Path, help="exercises folder (default: the bundled one)")
+    parser.add_argument("--exercises", metavar="DIR", type=Path, help="exercises folder (default: the course of the current folder or above, else $GRADER_EXERCISES, else the bundled one)")
     parser.add_argument("--match", metavar="TEMPLATE", action="append", default=None,
                         help="file-name rule, as grader batch has it (default: {id}.{ext})")
     parser.add_argument("--out", metavar="DIR", type=Path, default=Path("grader-out"),

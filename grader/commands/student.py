@@ -22,7 +22,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
         parser = subparsers.add_parser(name, help=help_text, description=help_text)
         if exercise:
             parser.add_argument("exercise", metavar="EXERCISE", help="exercise id, e.g. count-queens")
-        parser.add_argument("--exercises", metavar="DIR", help="exercises folder (default: the bundled one)")
+        parser.add_argument("--exercises", metavar="DIR", help="exercises folder (default: the course of the current folder or above, else $GRADER_EXERCISES, else the bundled one)")
         parser.set_defaults(run=run)
         return parser
 
@@ -58,11 +58,23 @@ def run_list(args: argparse.Namespace) -> ExitCode:
     table = Table(title=f"Exercises in {course.exercises_dir}", header_style="bold")
     for column in ("id", "title", "kind", "tests (hidden)"):
         table.add_column(column)
-    for exercise in course.load_all():
+    exercises, problems = course.load_valid()
+    for exercise in exercises:
         hidden = sum(t.hidden for t in exercise.tests)
         table.add_row(exercise.id, Text(exercise.title), str(exercise.kind), f"{len(exercise.tests)} ({hidden})")
     _console().print(table)
-    return ExitCode.OK
+    return report_broken_specs(problems)
+
+
+def report_broken_specs(problems: list[str]) -> int:
+    """Each problem of the specs that did not load, on stderr; the exit status says a spec is broken."""
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    if problems:
+        count = len(problems)
+        print(f"{count} problem{'s' if count != 1 else ''} in the exercise specs: the other exercises work",
+              file=sys.stderr)
+    return ExitCode.SPEC_ERROR if problems else ExitCode.OK
 
 
 def run_show(args: argparse.Namespace) -> ExitCode:

@@ -80,8 +80,9 @@ class SubmissionKind:
         return self.runs_code
 
     # ------------------------------------------------------------ authoring
-    def scaffold(self, entry: str) -> tuple[str, dict[str, str]]:
-        """`grader new`: the spec's text and the reference files (path under reference/<id>/ -> text)."""
+    def scaffold(self, entry: str, form: str = "plain") -> tuple[str, dict[str, str]]:
+        """`grader new`: the spec's text and the reference files (path under reference/<id>/ -> text), shaped
+        for `form` (one of grader.scaffold.FORMS[kind])."""
         raise NotImplementedError
 
     def shown_code(self, exercise: Exercise) -> str:

@@ -74,6 +74,80 @@ def {entry}(n):
 }
 
 
+CLASS_SPEC = """title: TODO one line that names the class
+kind: function
+entry: {entry}
+statement: |
+  TODO: what a `{entry}` is, each method with what it returns and what it raises, and an example:
+
+  ```python
+  >>> thing = {entry}()
+  >>> thing.add(3)
+  >>> len(thing)
+  1
+  ```
+starter: |
+  class {entry}:
+      def __init__(self):
+          pass
+
+      def add(self, item):
+          pass
+
+      def __len__(self):
+          pass
+hints:
+  - TODO the first step, without the answer.
+tests:
+  # Each test is a sequence of steps on one object. A statement runs; an expression's value (or exception)
+  # is compared with the first accepted reference's, unless the step writes its own. Quote a `do` that
+  # holds a comma: YAML splits {{do: f(1, 2)}} at the comma.
+  - name: a new {entry} is empty
+    steps:
+      - thing = {entry}()
+      - len(thing)
+  - name: add() counts
+    steps:
+      - thing = {entry}()
+      - thing.add(3)
+      - thing.add(4)
+      - len(thing)
+  - name: a refused item
+    steps:
+      - thing = {entry}()
+      - {{do: "thing.add(None)", raises: ValueError}}
+    feedback: "TODO the hint a student sees when this test fails"
+    hidden: true
+"""
+
+CLASS_REFERENCES = {
+    "accepted/plain.py": '''"""TODO: the plain class, written the way the statement and hints suggest."""
+
+
+class {entry}:
+    def __init__(self):
+        raise NotImplementedError("TODO: the reference class")
+''',
+    "accepted/other_style.py": '''"""TODO: a second correct style (another data structure): both must pass."""
+
+
+class {entry}:
+    def __init__(self):
+        raise NotImplementedError("TODO: a second reference class")
+''',
+    "wrong_answer/shared_state.py": '''"""TODO: a mistake students make (state kept on the class, a missing raise, a method that returns
+the object's own list...): at least one test must catch it."""
+
+
+class {entry}:
+    def __init__(self):
+        raise NotImplementedError("TODO: a wrong class")
+''',
+}
+
+FUNCTION_FORMS = {"plain": (FUNCTION_SPEC, FUNCTION_REFERENCES), "class": (CLASS_SPEC, CLASS_REFERENCES)}
+
+
 class FunctionKind(SubmissionKind):
     name = "function"
     default_compare: Compare = "value"
@@ -101,6 +175,8 @@ class FunctionKind(SubmissionKind):
             reader.problem(keys["call"], f"the call of {where} is not a Python expression: {error.msg}")
         return call, None
 
-    def scaffold(self, entry: str) -> tuple[str, dict[str, str]]:
-        return FUNCTION_SPEC.format(entry=entry), {path: text.replace("{entry}", entry)
-                                                   for path, text in FUNCTION_REFERENCES.items()}
+    def scaffold(self, entry: str, form: str = "plain") -> tuple[str, dict[str, str]]:
+        if form == "class":
+            entry = "".join(part.capitalize() for part in entry.split("_")) or "Solve"  # count_rooks -> CountRooks
+        spec, references = FUNCTION_FORMS[form]
+        return spec.format(entry=entry), {path: text.replace("{entry}", entry) for path, text in references.items()}

@@ -56,7 +56,7 @@ class PredictKind(SubmissionKind):
     def judged_here(self, source: str) -> RunResult:
         return RunResult(stdout=source)
 
-    def scaffold(self, entry: str) -> tuple[str, dict[str, str]]:
+    def scaffold(self, entry: str, form: str = "plain") -> tuple[str, dict[str, str]]:
         return PREDICT_SPEC, dict(PREDICT_REFERENCES)
 
     def shown_code(self, exercise: Exercise) -> str:

@@ -1,0 +1,5 @@
+"""reverse=True by mistake."""
+
+
+def sort_words(words):
+    return sorted(words, key=lambda word: (word.lower(), word), reverse=True)
