@@ -51,6 +51,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
                              f"(default: {','.join(batch_outputs(defaults_only=True))})")
     parser.add_argument("--all", action="store_true", help="run big tests even after a small test failed")
     parser.add_argument("--regrade", action="store_true", help="grade everything again, ignoring stored results")
+    parser.add_argument("--per-test", action="store_true",
+                        help="end with the pass rate of every test too, not only one row per exercise")
     parser.set_defaults(run=run_batch, parser=parser)
 
 
@@ -123,12 +125,12 @@ def run_batch(args: argparse.Namespace) -> ExitCode:
     finally:
         batch.close()
         signal.signal(signal.SIGTERM, previous)
-    out.print(summary(book))
+    out.print(summary(book, per_test=args.per_test), soft_wrap=False)  # fitted to the terminal's width
     tally = batch.tally
     out.print(Text(
         f"{tally.submissions} submissions: {tally.reused} already in the database, {tally.done} graded now "
         f"({tally.gradings} run in the sandbox{f' on {tally.runner}' if tally.runner else ''}) "
-        f"in {tally.wall_seconds:.1f} s", style="bold"))
+        f"in {tally.wall_seconds:.1f} s", style="bold"), soft_wrap=False)
     for path in written:
         out.print(f"wrote {path}")
     errors = sum(1 for cell in book.cells.values() if cell.verdict == Verdict.GRADER_ERROR)

@@ -1,6 +1,8 @@
-"""html/index.html (the class: score histogram and per-test pass rates as inline SVG, a sortable table) and
-html/students/<student>.html (each test's verdict, feedback and diff). jinja2 with autoescape: student
-text is always escaped; the templates are the .j2 files of this folder."""
+"""html/index.html (the class: a score histogram as inline SVG, one row per exercise with its pass rates per
+test folded under it, a legend, a sortable gradebook) and html/students/<student>.html (each test's verdict,
+feedback and diff, and the student's code with the lines a traceback points at). Verdicts are words as well
+as colours. jinja2 with autoescape: student text is always escaped; the templates are the .j2 files of this
+folder."""
 
 from __future__ import annotations
 
@@ -8,10 +10,12 @@ from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-from grader.batch.gradebook import Gradebook, file_name_for, histogram, pass_rates
+from grader.batch.gradebook import Gradebook, PassRate, file_name_for, histogram, pass_rates
+from grader.batch.per_exercise import exercise_summaries
 from grader.model import Verdict
 from grader.outputs import Output
 from grader.outputs.files import swapped_folder, write_atomic
+from grader.outputs.html.source import source_of
 from grader.outputs.text import DIFF_CAPTION, NOTHING, body_form, cpu_time, diff_lines, escape_controls, points
 
 FOLDER = "html"
@@ -23,8 +27,8 @@ def environment() -> Environment:
                       trim_blocks=True, lstrip_blocks=True)
     env.filters["points"] = points
     env.filters["visible"] = escape_controls  # control characters a student printed, shown as \xNN
-    env.globals.update(verdict_class=verdict_class, cpu_time=cpu_time, body_form=body_form, diff_lines=diff_lines,
-                       diff_caption=DIFF_CAPTION, nothing=NOTHING)
+    env.globals.update(verdict_class=verdict_class, verdict_word=verdict_word, cpu_time=cpu_time,
+                       body_form=body_form, diff_lines=diff_lines, diff_caption=DIFF_CAPTION, nothing=NOTHING)
     return env
 
 
@@ -36,6 +40,18 @@ def verdict_class(verdict: Verdict | str) -> str:
     return "failed"
 
 
+def verdict_word(verdict: Verdict | str) -> str:
+    """The verdict as a reader says it: "wrong answer" for wrong_answer."""
+    return str(verdict).replace("_", " ")
+
+
+def rates_by_exercise(book: Gradebook) -> dict[str, list[PassRate]]:
+    grouped: dict[str, list[PassRate]] = {e.id: [] for e in book.exercises}
+    for rate in pass_rates(book):
+        grouped[rate.exercise].append(rate)
+    return grouped
+
+
 class HtmlPages(Output):
     def write(self, book: Gradebook, folder: Path) -> list[Path]:
         env = environment()
@@ -43,8 +59,12 @@ class HtmlPages(Output):
         with swapped_folder(folder / FOLDER) as building:
             (building / "students").mkdir()
             write_atomic(building / "index.html", env.get_template("batch_class.html.j2").render(
-                book=book, pages=pages, bins=histogram(book), rates=pass_rates(book)))
+                book=book, pages=pages, bins=histogram(book), summaries=exercise_summaries(book),
+                rates=rates_by_exercise(book)))
             student_page = env.get_template("batch_student.html.j2")
             for student in book.students:
-                write_atomic(building / pages[student], student_page.render(book=book, student=student))
+                sources = {e.id: source_of(book.submissions, cell) for e in book.exercises
+                           if (cell := book.cells.get((student, e.id)))}
+                write_atomic(building / pages[student], student_page.render(book=book, student=student,
+                                                                            sources=sources))
         return [folder / FOLDER / "index.html"]
