@@ -6,6 +6,7 @@ folder."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
@@ -27,7 +28,7 @@ def environment() -> Environment:
                       trim_blocks=True, lstrip_blocks=True)
     env.filters["points"] = points
     env.filters["visible"] = escape_controls  # control characters a student printed, shown as \xNN
-    env.globals.update(verdict_class=verdict_class, verdict_word=verdict_word, cpu_time=cpu_time,
+    env.globals.update(verdict_class=verdict_class, verdict_word=verdict_word, hunk_place=hunk_place, cpu_time=cpu_time,
                        body_form=body_form, diff_lines=diff_lines, diff_caption=DIFF_CAPTION, nothing=NOTHING)
     return env
 
@@ -43,6 +44,12 @@ def verdict_class(verdict: Verdict | str) -> str:
 def verdict_word(verdict: Verdict | str) -> str:
     """The verdict as a reader says it: "wrong answer" for wrong_answer."""
     return str(verdict).replace("_", " ")
+
+
+def hunk_place(header: str) -> str:
+    """'from line 229' for a unified diff's '@@ -229,3 +229,3 @@': where the shown part starts, in words."""
+    found = re.match(r"@@ -(\d+)", header)
+    return f"from line {found.group(1)}" if found else header
 
 
 def rates_by_exercise(book: Gradebook) -> dict[str, list[PassRate]]:
