@@ -79,12 +79,12 @@ def progress_line(state: Snapshot, width: int) -> Text:
     others = sum(state.counts.values()) - passed
     short = Text.assemble(("PASS ", STYLE[Verdict.PASSED][1]), str(passed),
                           *((GAP, ("OTHER ", "bold red"), str(others)) if others else ()))
-    heads = list(_heads(state))
-    for tail in (counts, short):
-        for head in heads:
-            if head.cell_len + len(GAP) + tail.cell_len <= width:
-                return Text.assemble(head, GAP, tail)
-    line = heads[-1].copy()
+    *barred, bare = _heads(state)
+    # The bar goes only when even the summed-up counts leave no room for it.
+    for head, tail in [(h, counts) for h in barred] + [(h, short) for h in barred] + [(bare, counts), (bare, short)]:
+        if head.cell_len + len(GAP) + tail.cell_len <= width:
+            return Text.assemble(head, GAP, tail)
+    line = bare.copy()
     line.truncate(width, overflow="ellipsis")
     return line
 
@@ -94,8 +94,10 @@ def _heads(state: Snapshot) -> Iterator[Text]:
     digits = len(str(state.total))
     count = Text(f"{state.done:>{digits}}/{state.total}")
     rate = Text(rate_text(state.fresh, state.elapsed).strip(), style="cyan")
-    spelled = Text(f"{clock(state.elapsed)} elapsed, {state.eta()}")
     timing = Text(f"{clock(state.elapsed)} {state.eta()}")
+    spelled = Text(f"{clock(state.elapsed)} elapsed, {state.eta()}")
+    if state.done >= state.total:
+        timing = spelled = Text(f"done in {clock(state.elapsed)}")
     label = Text("grading", style="bold")
     for bar_width in BAR_WIDTHS:
         yield _join(label, _bar(state, bar_width), count, rate, spelled)
@@ -149,6 +151,8 @@ class BatchProgress:
         if not self.live and tenth > self.logged:
             self.logged = tenth
             state = self.snapshot()
+            timing = f"done in {clock(state.elapsed)}" if state.eta() == "done" else \
+                f"{clock(state.elapsed)} elapsed, {state.eta()}"
             line = Text(f"graded {self.done}/{self.total} {rate_text(state.fresh, state.elapsed).strip()}  "
-                        f"{clock(state.elapsed)} {state.eta()}  ")
+                        f"{timing}  ")
             self.console.print(line.append_text(verdict_counts(state.counts)), soft_wrap=True)

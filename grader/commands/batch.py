@@ -145,8 +145,9 @@ def _describe_class(batch: Batch, err: Console) -> None:
 
     folder, plan = batch.folder, batch.plan
     assert folder is not None and plan is not None
+    # Wrapped at word boundaries on a terminal (the progress line follows it); one line in a log.
     err.print(f"{len(folder.students)} students x {len(plan.exercises)} exercises "
-              f"({', '.join(e.id for e in plan.exercises)}) from {folder.root}")
+              f"({', '.join(e.id for e in plan.exercises)}) from {folder.root}", soft_wrap=not err.is_terminal)
     for label, items in (("not graded (no exercise matches the name; see --match)", folder.stray),
                          ("not graded (another file of the folder was chosen)", folder.duplicates)):
         if items:

@@ -78,7 +78,7 @@ def test_the_eta_grows_while_running_jobs_finish_nothing() -> None:
 
 def test_the_log_line_says_elapsed_time_and_eta(graded_class: GradedClass) -> None:
     last = [line for line in graded_class.result.stderr.splitlines() if line.startswith("graded ")][-1]
-    assert re.match(r"graded 192/192 \d+\.\d/s  \d+:\d\d done  PASS \d+", last), last
+    assert re.match(r"graded 192/192 \d+\.\d/s  done in \d+:\d\d  PASS \d+", last), last
 
 
 # ---------------------------------------------------------------- the end-of-batch summary
