@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
+from dataclasses import replace
 from io import StringIO
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from grader.batch.progress import BatchProgress, Snapshot, progress_line
 from grader.batch.store import Store
 from grader.batch.summary import summary
 from grader.model import Verdict
+from grader.outputs.html import HtmlPages
 from tests.batch.conftest import GradedClass, batch
 from tests.batch.test_outputs import page
 from tests.conftest import run_cli
@@ -213,4 +215,14 @@ def test_code_outside_the_students_folder_or_over_the_cap_is_not_shown(tmp_path:
     linker = (out / "html" / "students" / "linker.html").read_text(encoding="utf-8")
     assert "SECRET" not in linker and 'class="code"' not in linker
     long = (out / "html" / "students" / "long.html").read_text(encoding="utf-8")
-    assert "only the first 64 KiB are shown" in long and "def add" not in long
+    assert "only the first 60,000 characters are shown" in long and "def add" not in long
+    # Changed after grading: the page no longer shows it (its marked lines would be the wrong ones).
+    (tmp_path / "class" / "long" / "add.py").write_text("def add(a, b):\n    return a + b  # CHANGED\n")
+    store = Store(out / "results.sqlite")
+    try:
+        book = replace(Gradebook.load(store), submissions=tmp_path / "class")
+    finally:
+        store.close()
+    HtmlPages().write(book, out)
+    changed = (out / "html" / "students" / "long.html").read_text(encoding="utf-8")
+    assert "CHANGED" not in changed and 'class="code"' not in changed

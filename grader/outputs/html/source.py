@@ -2,7 +2,9 @@
 
 The file is read when the page is written, from the class folder the batch graded (Gradebook.submissions):
 only a regular file inside the student's own folder (the batch's own rule: a link out of it is never read),
-at most MAX_BYTES of it. The text is escaped by the template like any other student text."""
+and only while its text is the one graded (else a page could mark the wrong lines, or show what a link
+swapped in after grading points at); at most MAX_CHARACTERS of it are shown. The template escapes the
+text like any other student text."""
 
 from __future__ import annotations
 
@@ -13,9 +15,10 @@ from pathlib import Path, PurePosixPath
 
 from grader.batch.discover import refused_because
 from grader.batch.gradebook import Cell
+from grader.grading import MAX_SUBMISSION_BYTES
 from grader.model import Verdict
 
-MAX_BYTES = 64 * 1024  # a page stays light; the grader itself reads up to 1 MiB
+MAX_CHARACTERS = 60_000  # a page stays light; the grader itself reads up to 1 MiB
 _FRAME = re.compile(r'File "([^"]*)", line (\d+)')
 _SYNTAX = re.compile(r"\bline (\d+)\b")
 
@@ -24,7 +27,7 @@ _SYNTAX = re.compile(r"\bline (\d+)\b")
 class Source:
     lines: list[str]
     pointed: frozenset[int]  # 1-based numbers of the lines a traceback or a syntax error names
-    note: str  # why what is shown may not be the whole graded file; "" when it is
+    note: str  # why what is shown is not the whole graded file; "" when it is
 
 
 def source_of(submissions: Path | None, cell: Cell) -> Source | None:
@@ -32,21 +35,25 @@ def source_of(submissions: Path | None, cell: Cell) -> Source | None:
     the class folder is, or the file is not one the batch read)."""
     if submissions is None or cell.file is None or not re.fullmatch(r"[0-9a-f]{64}", cell.submission_hash):
         return None
-    path = submissions / cell.file
-    if refused_because(path, submissions / cell.student):
+    path, parts = submissions / cell.file, PurePosixPath(cell.file).parts
+    # A link may point inside the student's own folder (the first part of the path: a platform may name it
+    # otherwise than the student); a flat download has no such folder, and then no link is followed.
+    if refused_because(path, submissions / parts[0] if len(parts) > 1 else None):
         return None
     try:
         with path.open("rb") as handle:
-            data = handle.read(MAX_BYTES + 1)
+            data = handle.read(MAX_SUBMISSION_BYTES + 1)  # what the batch itself reads at most
     except OSError:
         return None
+    try:
+        text = data.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError:
+        return None
+    if hashlib.sha256(text.encode("utf-8")).hexdigest() != cell.submission_hash:
+        return None  # changed since it was graded
     note = ""
-    if len(data) > MAX_BYTES:
-        data = data[:MAX_BYTES]
-        note = f"only the first {MAX_BYTES // 1024} KiB are shown"
-    text = data.decode("utf-8", "replace").removeprefix("\ufeff")
-    if not note and hashlib.sha256(text.encode("utf-8")).hexdigest() != cell.submission_hash:
-        note = "the file has changed since it was graded: the lines marked may not be the ones meant"
+    if len(text) > MAX_CHARACTERS:
+        text, note = text[:MAX_CHARACTERS], f"only the first {MAX_CHARACTERS:,} characters are shown"
     return Source(text.splitlines(), pointed_lines(cell), note)
 
 
