@@ -3,17 +3,27 @@ reply is trusted but plain data; the grader's own readings (CPU from /proc and t
 
 from __future__ import annotations
 
+import builtins
 import os
 import signal
 
 from grader.kinds import SubmissionKind
 from grader.model import Fault, Limits, RunResult, Timing
-from grader.sandbox.wire import Frame, decode
+from grader.sandbox.wire import REPLY_CAP, Frame, decode
 
 # Why a frame never came, in the words a student reads.
 _NO_REPLY = {"died": "the test process was killed or broke the grader's channel",
              "garbled": "the test process sent an unreadable reply",
              "oversized": "the test process sent a reply that is far too large"}
+
+
+# Exceptions a reply may name to a hidden test: the builtins' own, never a class the submission made.
+BUILTIN_EXCEPTIONS = frozenset(name for name, value in vars(builtins).items()
+                               if isinstance(value, type) and issubclass(value, BaseException))
+OWN_CLASS = "an exception of the submission's own class"
+VALUE_DEPTH = 256  # the harness sends nothing nested deeper than 200: a deeper value is forged
+# Bounds on what a reply's texts may carry into a report (stdout has the test's own output limit).
+ERROR_TYPE_CAP, MESSAGE_CAP, TRACEBACK_CAP, STDERR_CAP, SANDBOX_ERROR_CAP = 100, 1000, 16384, 16384, 1000
 
 
 def load_failure_from(frame: Frame) -> RunResult | None:
@@ -25,47 +35,48 @@ def load_failure_from(frame: Frame) -> RunResult | None:
         return RunResult(timing=Timing.STOPPED_WALL, wall_seconds=frame.wall_seconds,
                          cpu_seconds=frame.cpu_seconds, error_message="while loading the file")
     if "sandbox_error" in data:
-        return RunResult(sandbox_error=str(data["sandbox_error"]))
+        return RunResult(sandbox_error=_text(data["sandbox_error"], SANDBOX_ERROR_CAP) or "the sandbox failed")
     if frame.failure:
         return RunResult(fault=Fault.DIED, exit_code=None, error_message="the process ended while loading the file")
-    return RunResult(fault=Fault.RAISED, error_type=str(data.get("error_type", "")),
-                     error_message=str(data.get("message", "")), traceback=str(data.get("traceback", "")),
-                     exit_code=1)
+    return RunResult(fault=Fault.RAISED, error_type=error_class(data),
+                     error_message=_text(data.get("message"), MESSAGE_CAP),
+                     traceback=_text(data.get("traceback"), TRACEBACK_CAP), exit_code=1)
 
 
 def result_from(frame: Frame, limits: Limits, kind: SubmissionKind) -> RunResult:
-    """Translate a test's reply frame (or its absence) into what happened."""
+    """Translate a test's reply frame (or its absence) into what happened. Every field is checked for its
+    type and range; CPU time is the grader's own reading, whatever the reply says."""
     if frame.failure == "timeout":
         return RunResult(timing=Timing.STOPPED_WALL, wall_seconds=frame.wall_seconds, cpu_seconds=frame.cpu_seconds)
     data = frame.data or {}
     if "sandbox_error" in data:
-        return RunResult(sandbox_error=str(data["sandbox_error"]))
+        return RunResult(sandbox_error=_text(data["sandbox_error"], SANDBOX_ERROR_CAP) or "the sandbox failed")
     if frame.failure:
         return RunResult(fault=Fault.DIED, exit_code=None, wall_seconds=frame.wall_seconds,
                          error_message=_NO_REPLY.get(frame.failure, frame.failure))
-    status = _int(data.get("status"))
-    cpu = max(_float(data.get("cpu")), frame.cpu_seconds)
+    status = _int(data.get("status"), 0, 0xFFFF)
+    cpu = frame.cpu_seconds
     signal_number = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
     exit_code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
-    stdout = str(data.get("stdout", ""))
     output_cap = limits.output << 10
-    truncated = _int(data.get("stdout_size")) > output_cap
-    if truncated:
-        stdout = stdout[:output_cap]
-    outcome = _decode_result(str(data.get("result", "")))
+    stdout = _text(data.get("stdout"), output_cap + 1)
+    truncated = _int(data.get("stdout_size"), 0, 1 << 62) > output_cap or len(stdout) > output_cap
+    stdout = stdout[:output_cap]
+    outcome = _decode_result(_text(data.get("result"), REPLY_CAP))
     if "sandbox_error" in outcome:
-        return RunResult(sandbox_error=str(outcome["sandbox_error"]))
-    fault = Fault.RAISED if outcome.get("error_type") else Fault.NONE
-    message = str(outcome.get("message", ""))
+        return RunResult(sandbox_error=_text(outcome["sandbox_error"], SANDBOX_ERROR_CAP) or "the sandbox failed")
+    raised = error_class(outcome) if outcome.get("error_type") else ""
+    fault = Fault.RAISED if raised else Fault.NONE
+    message = _text(outcome.get("message"), MESSAGE_CAP)
     if frame.oom_killed and "value" not in outcome and not outcome.get("done"):
         fault, outcome, message = Fault.OUT_OF_MEMORY, {}, "the memory cgroup killed a process of the test"
-    elif outcome.get("error_type") == "MemoryError":
+    elif raised == "MemoryError":
         fault = Fault.OUT_OF_MEMORY
     elif outcome.get("unreadable"):
         fault = Fault.UNREADABLE
     killed_by_cpu = signal_number in (signal.SIGPROF, signal.SIGXCPU, signal.SIGKILL) and cpu >= limits.cpu * 0.9
     if "exit_code" in outcome:
-        exit_code = _int(outcome["exit_code"])
+        exit_code = _int(outcome["exit_code"], -(1 << 31), 1 << 31, default=1)
         if kind.returns:
             fault, message = Fault.EXITED, f"the code called sys.exit({exit_code})"
     elif fault is Fault.OUT_OF_MEMORY:
@@ -77,20 +88,45 @@ def result_from(frame: Frame, limits: Limits, kind: SubmissionKind) -> RunResult
     timing = (Timing.STOPPED_CPU if killed_by_cpu else Timing.OVER_LIMIT if cpu > limits.cpu else Timing.IN_TIME)
     return RunResult(
         stdout=stdout,
-        stderr=str(data.get("stderr", "")),
+        stderr=_text(data.get("stderr"), STDERR_CAP),
         value=outcome.get("value"),
         has_value="value" in outcome,
         fault=fault,
-        error_type=str(outcome.get("error_type", "")) if fault in (Fault.RAISED, Fault.OUT_OF_MEMORY) else "",
+        error_type=raised if fault in (Fault.RAISED, Fault.OUT_OF_MEMORY) else "",
         error_message=message,
-        traceback=str(outcome.get("traceback", "")),
+        traceback=_text(outcome.get("traceback"), TRACEBACK_CAP),
         exit_code=exit_code,
         signal=signal_number,
         cpu_seconds=cpu,
         wall_seconds=frame.wall_seconds,
         timing=timing,
         output_truncated=truncated,
+        error_bases=_names(outcome.get("error_bases")),
+        steps=tuple(step if isinstance(step, dict) else {"unreadable": True} for step in _list(outcome.get("steps"))),
+        files=tuple((str(name), text if isinstance(text, str) else None)
+                    for name, text in _dict(outcome.get("files")).items()),
     )
+
+
+def _names(value: object) -> tuple[str, ...]:
+    return tuple(str(name) for name in _list(value))
+
+
+def _list(value: object) -> list[object]:
+    return value if isinstance(value, list) else []
+
+
+def _dict(value: object) -> dict[object, object]:
+    return value if isinstance(value, dict) else {}
+
+
+def error_class(reply: dict[str, object]) -> str:
+    """The raised class's name as feedback may show it: a builtin's name only when it is one and the harness
+    saw the builtin class itself; a class of the submission's that borrows a builtin's name says so."""
+    name = _text(reply.get("error_type"), ERROR_TYPE_CAP) or "an exception"
+    if name in BUILTIN_EXCEPTIONS and reply.get("builtin") is not True:
+        return f"{name} (the submission's own class)"
+    return name
 
 
 def _decode_result(text: str) -> dict[str, object]:
@@ -100,12 +136,37 @@ def _decode_result(text: str) -> dict[str, object]:
     decoded = decode(text.encode("utf-8", "surrogatepass"))
     if not isinstance(decoded, dict):
         return {"unreadable": True, "message": "the test process wrote an unreadable result"}
+    if "value" in decoded and _depth(decoded["value"]) > VALUE_DEPTH:
+        return {"unreadable": True, "message": f"the returned value is nested more than {VALUE_DEPTH} deep"}
     return decoded
 
 
-def _int(value: object) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+def _depth(value: object) -> int:
+    """How deeply `value` nests (a scalar is 0), level by level without recursion; stops past VALUE_DEPTH."""
+    depth, level = 0, [value]
+    while depth <= VALUE_DEPTH:
+        containers = [item for item in level if type(item) in _NESTING]
+        if not containers:
+            return depth
+        depth += 1
+        level = []
+        for container in containers:
+            if type(container) is dict:
+                level += container.keys()  # type: ignore[attr-defined]
+                level += container.values()  # type: ignore[attr-defined]
+            else:
+                level += container  # type: ignore[operator]
+    return depth
 
 
-def _float(value: object) -> float:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
+_NESTING = {list, tuple, set, dict}
+
+
+def _text(value: object, cap: int) -> str:
+    """A reply's text field: a str (anything else reads as empty), at most `cap` characters."""
+    return value[:cap] if type(value) is str else ""
+
+
+def _int(value: object, low: int, high: int, default: int = 0) -> int:
+    """A reply's integer field: an int within [low, high], else `default` (floats, NaN, bools, 2**40 ...)."""
+    return value if type(value) is int and low <= value <= high else default

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from grader.checkers import CHECKERS, show
+from grader.checkers import CheckerError
+from grader.forms import form_of
 from grader.model import Fault, Outcome, RunResult, Test, Timing, Verdict
+from grader.outputs.text import bounded
+from grader.replies import BUILTIN_EXCEPTIONS, OWN_CLASS
 
 # How a fault the grader observed is named in feedback (a raised exception is named by its class).
 FAULT_LABELS = {Fault.DIED: "ProcessDied", Fault.UNREADABLE: "UnreadableValue", Fault.EXITED: "SystemExit",
@@ -13,26 +16,31 @@ FAULT_LABELS = {Fault.DIED: "ProcessDied", Fault.UNREADABLE: "UnreadableValue", 
 
 
 def judge(test: Test, result: RunResult, expected: object) -> Outcome:
-    """The verdict for one run: what went wrong in the run first, then the checker's word."""
+    """The verdict for one run: what went wrong in the run first, then the form's (and checker's) word."""
+    form = form_of(test)
     verdict, feedback, details = verdict_for(test, result)
-    actual: object = None
-    shown_expected: str | None = None
-    text_compare = test.compare == "output"
+    score = 0.0
     if verdict is None:
-        actual = result.stdout if text_compare else result.value
-        check = CHECKERS[test.checker.name](expected, actual, **dict(test.checker.args))
-        verdict = Verdict.PASSED if check.passed else Verdict.WRONG_ANSWER
-        feedback, details = check.feedback, check.details
+        try:
+            check = form.check(test, result, expected)
+        except CheckerError as error:
+            verdict, feedback = Verdict.GRADER_ERROR, str(error)
+        else:
+            verdict = Verdict.PASSED if check.passed else Verdict.WRONG_ANSWER
+            feedback, details, score = check.feedback, check.details, check.score
+    shown_expected = actual_text = None
     if not test.hidden:
-        shown_expected = str(expected) if text_compare else show(expected, 2000)
-        actual_text = result.stdout if text_compare else (show(actual, 2000) if result.has_value else None)
+        if verdict not in (Verdict.GRADER_ERROR, Verdict.PASSED) and test.feedback:
+            feedback = f"{feedback} — {test.feedback}" if feedback else test.feedback
+        shown_expected, actual_text = form.shown(test, result, expected)
     else:
-        actual_text, details = None, ""  # a hidden test shows its name and verdict, nothing it could leak
-        feedback = hidden_feedback(verdict, feedback)
-    return Outcome(
+        details = ""  # a hidden test shows its name and verdict, nothing it could leak
+        hint = test.feedback and verdict not in (Verdict.PASSED, Verdict.GRADER_ERROR)
+        feedback = test.feedback if hint else hidden_feedback(verdict, feedback, result)
+    return bounded(Outcome(
         test=test.name,
         verdict=verdict,
-        points=test.points if verdict == Verdict.PASSED else 0.0,
+        points=score * test.points,
         max_points=test.points,
         hidden=test.hidden,
         big=test.big,
@@ -43,12 +51,14 @@ def judge(test: Test, result: RunResult, expected: object) -> Outcome:
         # A hidden test's exact time could encode its input: a tenth of a second is all it shows.
         cpu_seconds=round(result.cpu_seconds, 1) if test.hidden else result.cpu_seconds,
         limit_seconds=test.limits.cpu,
-    )
+        description=test.description,
+    ), test.limits.output)
 
 
 def verdict_for(test: Test, result: RunResult) -> tuple[Verdict | None, str, str]:
-    """(verdict, feedback, details) when the run itself went wrong; (None, ...) when the checker decides."""
-    limit = test.limits
+    """(verdict, feedback, details) when the run itself went wrong; (None, ...) when the checker decides.
+    A test's form may take a raised exception, or a non-zero exit status, as its answer."""
+    limit, form = test.limits, form_of(test)
     if result.sandbox_error:
         return Verdict.GRADER_ERROR, result.sandbox_error, ""
     if result.timing is not Timing.IN_TIME:
@@ -62,25 +72,33 @@ def verdict_for(test: Test, result: RunResult) -> tuple[Verdict | None, str, str
         return Verdict.OUTPUT_LIMIT, f"printed more than {limit.output} KiB", ""
     if result.fault is Fault.OUT_OF_MEMORY:
         return Verdict.MEMORY_LIMIT, f"ran out of memory (limit {limit.memory} MiB)", result.traceback
-    if result.fault is not Fault.NONE:
+    if result.fault is not Fault.NONE and not (form.judges_raise and result.fault is Fault.RAISED):
         label = result.error_type if result.fault is Fault.RAISED else FAULT_LABELS[result.fault]
         message = f"{label}: {result.error_message}" if result.error_message else label
         return Verdict.RUNTIME_ERROR, message, result.traceback
     if result.signal is not None:
         return Verdict.RUNTIME_ERROR, f"the process was killed by signal {result.signal}", ""
-    if result.exit_code not in (0, None):
+    if result.exit_code not in (0, None) and not form.judges_exit:
         return Verdict.RUNTIME_ERROR, f"exited with status {result.exit_code}", result.stderr[-2000:]
     return None, "", ""
 
 
-def hidden_feedback(verdict: Verdict, feedback: str) -> str:
-    """Hidden tests say what kind of failure it was, never anything computed from the hidden input."""
+def hidden_feedback(verdict: Verdict, feedback: str, result: RunResult) -> str:
+    """Hidden tests say what kind of failure it was, never anything computed from the hidden input: not an
+    exception's message, nor a class the submission made (its name is the submission's to choose), nor an
+    exit status or signal number, nor the sandbox's words (a forged reply writes those too)."""
     if verdict == Verdict.PASSED:
         return ""
     if verdict == Verdict.RUNTIME_ERROR:
-        return feedback.split(":", 1)[0]  # the exception class, not its message (it may quote the input)
+        if result.fault is Fault.RAISED:
+            return result.error_type if result.error_type in BUILTIN_EXCEPTIONS else OWN_CLASS
+        if result.fault in FAULT_LABELS:
+            return FAULT_LABELS[result.fault]
+        return "killed by a signal" if result.signal is not None else "exited with a non-zero status"
     if verdict == Verdict.WRONG_ANSWER:
         return "wrong answer"
+    if verdict == Verdict.GRADER_ERROR:
+        return "the grader could not run this test"
     return feedback  # skipped, timeout (the limit and the time used), memory and output limits
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from pathlib import Path
 
 from grader.batch.gradebook import Gradebook
@@ -12,8 +13,10 @@ from grader.outputs.files import write_atomic
 from grader.outputs.text import points
 
 FILE = "gradebook.csv"
-# A spreadsheet runs a cell that starts with one of these as a formula: a student's folder name must not.
+# A spreadsheet runs a cell that starts with one of these as a formula: a student's folder name must not,
+# at its start nor after a character a spreadsheet may split cells on (a ; in many locales, a tab, a |).
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_FORMULA = re.compile(r"(?:^|(?<=[,;\t|\r\n]))(\s*)(?=[=+\-@\t\r])")
 
 
 class CsvGradebook(Output):
@@ -28,4 +31,5 @@ class CsvGradebook(Output):
 
 
 def inert(text: str) -> str:
-    return "'" + text if text.startswith(FORMULA_START) else text
+    """`text` with a ' before every part that a spreadsheet could read as a formula."""
+    return _FORMULA.sub(r"\1'", text)

@@ -52,6 +52,8 @@ def tests_table(report: Report) -> Table:
             name.append(" (hidden)", style="dim")
         if outcome.big:
             name.append(" (big)", style="dim")
+        if outcome.description:
+            name.append(f": {escape_controls(outcome.description)}", style="dim")
         table.add_row(str(number), name, verdict_text(outcome.verdict), cpu_time(outcome),
                       f"{points(outcome.points)}/{points(outcome.max_points)}")
     return table

@@ -4,21 +4,20 @@ shows below its feedback. Plain strings only: an output that imports this pays f
 from __future__ import annotations
 
 import re
+from dataclasses import replace
+from json.encoder import encode_basestring_ascii  # type: ignore[attr-defined]
 
 from grader.model import Outcome, Verdict
 
 DIFF_CAPTION = "difference (· is a space, → a tab):"
 NOTHING = "(nothing)"  # the actual side of a wrong answer that printed or returned nothing
 
-# What could hide, erase or reorder what a teacher reads: C0/C1 controls (ESC starts OSC 8 links and line
-# erasures), every invisible format character of Unicode (category Cf: soft hyphen, U+061C and the other
-# bidi marks, overrides and isolates, zero-width characters, tags), the line and paragraph separators, and
-# the Hangul fillers that render as blanks. Listed, not computed: building it at import costs the CLI time.
-_CONTROL = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2"
-    "\u115f\u1160\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufeff\uffa0"
-    "\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
-    "\U000e0001\U000e0020-\U000e007f]")
+# Characters that may be what str.isprintable() refuses: the C0/C1 controls, and every non-ASCII one
+# (the invisible format characters of category Cf, the bidi controls such as U+061C and U+202E, odd
+# spaces, separators, unassigned code points) that could reorder or hide what a teacher reads.
+_MAYBE_HIDDEN = re.compile(r"[^\t\n\x20-\x7e]")
+# Letters by category that render as blanks (the Hangul fillers): shown as escapes too.
+_BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0")
 
 
 def points(value: float) -> str:
@@ -36,14 +35,15 @@ def cpu_time(outcome: Outcome) -> str:
 def escape_controls(text: str) -> str:
     # Lone surrogates (from a student's str) cannot be encoded for the terminal: show them as escapes too.
     text = text.encode("utf-8", "backslashreplace").decode("utf-8")
-    return _CONTROL.sub(_escape_one, text)
+    return _MAYBE_HIDDEN.sub(_escape_one, text)
 
 
 def _escape_one(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    if code < 0x100:
-        return f"\\x{code:02x}"
-    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+    char = match.group()
+    if char.isprintable() and char not in _BLANK_LETTERS:  # a letter, a symbol, an ideograph: as it is
+        return char
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def body_form(outcome: Outcome) -> str:
@@ -87,3 +87,40 @@ def headline(outcome: Outcome) -> str:
     if not feedback or feedback.startswith(f"{verdict}:"):
         return feedback or verdict
     return f"{verdict}: {feedback}"
+
+
+FEEDBACK_WIDTH = 2000  # a one-line feedback's share of a test's report
+
+
+def bounded(outcome: Outcome, output_kib: int) -> Outcome:
+    """`outcome` with the texts a submission can fill (its output, its value, a diff, a traceback) cut so
+    that every output prints at most the test's output limit for them, plus a fixed margin: a report
+    stays small whatever a submission prints, returns or forges."""
+    share = max((output_kib << 10) // 3, FEEDBACK_WIDTH)  # expected, actual and details share the limit
+    return replace(outcome, feedback=clipped(outcome.feedback, FEEDBACK_WIDTH),
+                   details=clipped(outcome.details, share),
+                   expected=None if outcome.expected is None else clipped(outcome.expected, share),
+                   actual=None if outcome.actual is None else clipped(outcome.actual, share))
+
+
+LINE_WIDTH = 100  # what a line break costs: a terminal pads each line of a panel out to its width
+
+
+def width(text: str) -> int:
+    """How wide `text` can get in any output: its JSON form with every non-ASCII character escaped (the
+    widest of them), plus what HTML's entities add, and a line's width for each line break."""
+    return len(encode_basestring_ascii(text)) + 4 * sum(map(text.count, "&<>'\"")) + LINE_WIDTH * text.count("\n")
+
+
+def clipped(text: str, most: int) -> str:
+    """`text`, cut to a prefix of at most `most` wide (see width) with a note of what was cut."""
+    if len(text) <= most and width(text) <= most:
+        return text
+    low, high = 0, min(len(text), most)  # the longest prefix that fits, found by halving
+    while low < high:
+        middle = (low + high + 1) // 2
+        if width(text[:middle]) <= most:
+            low = middle
+        else:
+            high = middle - 1
+    return text[:low] + f"\n... ({len(text) - low} characters cut)"

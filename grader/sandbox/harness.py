@@ -23,11 +23,15 @@ REQUESTS, REPLIES = 3, 4
 RESULT_CAP = 2 << 20  # bytes of a test's result (its returned value); more is "unreadable"
 SOURCE_NAME = "submission.py"
 source_text = ""  # the submission, for the lines of its tracebacks
+submission_builtins = builtins  # what the submission runs with (see forbidding)
 _repr_int, _repr_float = int.__repr__, float.__repr__
 # Bound now, before the submission runs: a submission that monkeypatches os or marshal while it loads
 # changes its own tests' behaviour, not the loop that serves them.
 _read, _write, _fork, _wait4, _exit = os.read, os.write, os.fork, os.wait4, os._exit
 _loads, _kill, _killpg, _waitpid = marshal.loads, os.kill, os.killpg, os.waitpid
+# The builtin exception classes, by identity, taken before any submission code could replace them.
+_BUILTIN_ERRORS = {id(value): value for value in vars(builtins).values()
+                   if isinstance(value, type) and issubclass(value, BaseException)}
 
 
 def read_exact(size):
@@ -65,7 +69,7 @@ def literal(value, depth=0):
         return _repr_int(value)
     if kind is float:
         if value != value:
-            raise ValueError("the value contains nan")
+            return "NaN"  # judged in the grader: nan equals nothing unless a checker says so
         return "Infinity" if value == float("inf") else "-Infinity" if value == float("-inf") else _repr_float(value)
     if kind is str:
         return _json_str(value)
@@ -80,7 +84,9 @@ def literal(value, depth=0):
     if kind is dict:
         pairs = ("[" + literal(k, depth + 1) + ", " + literal(v, depth + 1) + "]" for k, v in value.items())
         return '{"$d": [' + ", ".join(pairs) + "]}"
-    raise TypeError("a " + kind.__name__ + " object is not plain data (return lists, tuples, str, int, ...)")
+    # Not plain data (a map, a generator, an instance): only its type's name goes back, and the grader
+    # judges it a wrong answer that names the type.
+    return '{"$o": ' + _json_str(str.__str__(kind.__name__)) + "}"
 
 
 def describe(error, limit=40):
@@ -97,15 +103,26 @@ def describe(error, limit=40):
     rows = text.splitlines()
     if len(rows) > limit:
         rows = rows[: limit // 2] + ["    ... (%d lines cut)" % (len(rows) - limit)] + rows[-limit // 2 :]
-    return {"error_type": type(error).__name__, "message": str(error)[:500], "traceback": "\n".join(rows)}
+    return {"error_type": type(error).__name__, "builtin": id(type(error)) in _BUILTIN_ERRORS,
+            "message": str(error)[:500], "traceback": "\n".join(rows), "error_bases": builtin_bases(type(error))}
+
+
+_issubclass = issubclass
+
+
+def builtin_bases(cls):
+    """The built-in exception classes `cls` is or subclasses, by name. issubclass asks the built-in class's
+    own metaclass (type), so a student metaclass cannot claim a base its class lacks."""
+    return [base.__name__ for base in _BUILTIN_ERRORS.values() if _issubclass(cls, base)]
 
 
 def load(setup):
     """Compile (and for a function exercise, run) the submission once, in this process."""
-    global source_text
+    global source_text, submission_builtins
     source = source_text = setup["source"]
     code = compile(source, SOURCE_NAME, "exec", dont_inherit=True)
-    namespace = {"__name__": "submission", "__builtins__": builtins, "__file__": SOURCE_NAME}
+    submission_builtins = forbidding(setup.get("forbid") or [])
+    namespace = {"__name__": "submission", "__builtins__": submission_builtins, "__file__": SOURCE_NAME}
     if setup["mode"] == "module":  # load once; each test calls into it (a script runs whole per test)
         exec(compile(setup["prelude"], "<prelude>", "exec"), namespace)
         exec(code, namespace)
@@ -115,20 +132,140 @@ def load(setup):
     return code, namespace
 
 
+def forbidding(rules):
+    """The builtins the submission runs with, denying the spec's forbidden names at run time too (the syntax
+    tree misses getattr(itertools, "permu" + "tations")), as PrairieLearn's not_allowed does: a forbidden
+    module does not import, a forbidden attribute is absent from the modules and builtins the submission
+    sees, and the error says the rule's message. Only the submission's view changes (it gets copies of the
+    modules): the harness and the standard library keep the real ones."""
+    if not rules:
+        return builtins
+    import types
+
+    why = {}
+    for name, message in rules:
+        why[name] = "uses " + name + ", which this exercise forbids" + (": " + message if message else "")
+    attributes = {}  # module name ("" for any module) -> forbidden attribute -> why
+    for name in why:
+        module, _, attribute = name.rpartition(".")
+        attributes.setdefault(module, {})[attribute] = why[name]
+    real_import, copies = builtins.__import__, {}
+
+    def seen(module):
+        if not isinstance(module, types.ModuleType):
+            return module
+        denied = {**attributes.get("", {}), **attributes.get(module.__name__, {})}
+        if module is not builtins and not any(attr in module.__dict__ for attr in denied):
+            return module
+        if id(module) not in copies:
+            copy = types.ModuleType(module.__name__)
+            copy.__dict__.update(module.__dict__)
+            for attr in denied:
+                copy.__dict__.pop(attr, None)
+
+            def absent(attr, denied=denied, name=module.__name__):
+                raise AttributeError(denied[attr] if attr in denied else
+                                     "module %r has no attribute %r" % (name, attr))
+
+            copy.__getattr__ = absent
+            if module is builtins:
+                copy.__import__ = guarded_import
+            copies[id(module)] = (module, copy)
+        return copies[id(module)][1]
+
+    def guarded_import(name, globals=None, locals=None, fromlist=(), level=0):
+        caller = sys._getframe(1).f_globals
+        owner = sys.modules.get(caller.get("__name__", ""))
+        if owner is not None and getattr(owner, "__dict__", None) is caller:
+            return real_import(name, globals, locals, fromlist, level)  # a real module's own import
+        for forbidden in why:
+            if level == 0 and (name == forbidden or name.startswith(forbidden + ".")):
+                raise ImportError(why[forbidden], name=name)
+        return seen(real_import(name, globals, locals, fromlist, level))
+
+    view = dict(vars(builtins))
+    for attr in {**attributes.get("", {}), **attributes.get("builtins", {})}:
+        view.pop(attr, None)
+    view["__import__"] = guarded_import
+    seen(builtins)
+    return view
+
+
 def run_test(request, code, namespace):
     """In the test child: run one test; return a dict of plain data (raised errors are data too)."""
+    if request["call"] is None:
+        return run_script(request, code)
     try:
-        if request["call"] is None:
-            sys.argv = [SOURCE_NAME]
-            exec(code, {"__name__": "__main__", "__builtins__": builtins, "__file__": SOURCE_NAME})
-            return {"done": True}
-        value = eval(compile(request["call"], "<test>", "eval"), namespace)
+        if request.get("steps") is not None:
+            return {"steps": run_steps(request, namespace)}
+        given = request.get("given")
+        value = eval(compile(request["call"], "<test>", "eval"), namespace, *((dict(given),) if given else ()))
         return {"done": True} if request["compare"] == "output" else {"value": value}
     except SystemExit as stop:
-        status = stop.code
-        return {"exit_code": status if type(status) is int else (0 if status is None else 1)}
+        return {"exit_code": exit_status(stop)}
     except BaseException as error:  # noqa: BLE001 - every failure of the submission is data
         return describe(error)
+
+
+def exit_status(stop):
+    status = stop.code
+    if type(status) is int or status is None:
+        return status or 0
+    try:
+        sys.stderr.write(str(status) + "\n")  # as Python does for sys.exit("message")
+    except BaseException:  # noqa: BLE001 - a replaced stderr is the student's business
+        pass
+    return 1
+
+
+def run_script(request, code):
+    """A program test: its files written, run as __main__ with its arguments, its output files read back."""
+    sys.argv = [SOURCE_NAME, *request.get("args", ())]
+    for name, text in request.get("files", ()):
+        with open(name, "w", encoding="utf-8") as file:
+            file.write(text)
+    try:
+        exec(code, {"__name__": "__main__", "__builtins__": submission_builtins, "__file__": SOURCE_NAME})
+        result = {"done": True}
+    except SystemExit as stop:
+        result = {"exit_code": exit_status(stop)}
+    except BaseException as error:  # noqa: BLE001 - every failure of the submission is data
+        result = describe(error)
+    outputs = request.get("output_files")
+    if outputs:
+        result["files"] = {name: read_output(name) for name in outputs}
+    return result
+
+
+def read_output(name, cap=RESULT_CAP // 2):
+    """A file the program wrote, as text (None: it wrote none); only its first `cap` bytes."""
+    try:
+        with open(name, "rb") as file:
+            return file.read(cap).decode("utf-8", "backslashreplace")
+    except OSError:
+        return None
+
+
+def run_steps(request, namespace):
+    """Every step in turn, in a scope of its own with the `given` names (as a call's): a statement's outcome
+    is that it ran, an expression's its value, an exception is data; the grader decides which step failed."""
+    scope = dict(request.get("given") or ())
+    outcomes = []
+    for text, expression in request["steps"]:
+        try:
+            if expression:
+                value = eval(compile(text, "<test>", "eval"), namespace, scope)
+                literal(value)  # not plain data: this step's error, not the whole reply's
+                outcomes.append({"value": value})
+            else:
+                exec(compile(text, "<test>", "exec"), namespace, scope)
+                outcomes.append({"done": True})
+        except SystemExit as stop:
+            outcomes.append({"exit_code": exit_status(stop)})
+            break
+        except BaseException as error:  # noqa: BLE001 - every failure of the submission is data
+            outcomes.append(describe(error))
+    return outcomes
 
 
 def lower(which, soft, hard):

@@ -90,15 +90,65 @@ def read_frame(replies: int, pidfd: int, deadline: float) -> tuple[dict[str, obj
 
 
 def decode(data: bytes) -> object:
-    """A reply's JSON, tags turned back into tuples, sets, dicts and bytes; None when unreadable.
-    json.loads is C and linear: a hostile 12 MB reply costs seconds, not the minutes of ast.literal_eval."""
+    """A reply's JSON, tags turned back into tuples, sets, dicts, bytes and Opaque; None when unreadable.
+    json.loads is C and linear: a hostile 12 MB reply costs seconds, not the minutes of ast.literal_eval.
+    NaN reads as a float (a returned value may hold one: the checker decides), never as a number the grader
+    uses (replies.py reads no float of a reply); a set or dict whose items
+    collide in hash is refused, since building it would cost the grader time quadratic in its size."""
     try:
-        return json.loads(data, object_hook=_untag)
+        return json.loads(data, object_hook=_untag, parse_constant=_constant)
     except (ValueError, TypeError, RecursionError, MemoryError, UnicodeError, AttributeError):
         return None
 
 
-_TAGS = {"$t": tuple, "$s": set, "$d": lambda pairs: {k: v for k, v in pairs}, "$b": lambda s: s.encode("latin-1")}
+@dataclass(frozen=True)
+class Opaque:
+    """A part of a returned value that is not plain data (a map, a generator, an instance): only its type
+    name comes back, and it equals nothing the spec can expect."""
+
+    type_name: str
+
+    def __repr__(self) -> str:
+        return f"<{self.type_name} object>"
+
+
+HASH_SHARE = 16  # items of one set or dict that may share a hash: plain data hardly ever has two
+
+
+def _constant(name: str) -> float:
+    return float(name)  # NaN, Infinity, -Infinity: a returned float may be any of them
+
+
+def _hashable(items: list[object]) -> list[object]:
+    """`items`, checked to be fit for a set: hashable, and no more than HASH_SHARE of them with one hash.
+    Counting by sorting the hashes costs no hashing of ours (hashes of hashes are distinct)."""
+    hashes = sorted(map(hash, items))
+    run = 1
+    for before, after in zip(hashes, hashes[1:]):
+        run = run + 1 if before == after else 1
+        if run > HASH_SHARE:
+            raise ValueError("a set or dict whose items collide in hash")
+    return items
+
+
+def _set(items: list[object]) -> set[object]:
+    return set(_hashable(items))
+
+
+def _dict(pairs: list[list[object]]) -> dict[object, object]:
+    if any(type(pair) is not list or len(pair) != 2 for pair in pairs):
+        raise ValueError("a dict's items are [key, value] pairs")
+    _hashable([key for key, _ in pairs])
+    return {key: value for key, value in pairs}
+
+
+def _opaque(name: object) -> Opaque:
+    if type(name) is not str:
+        raise ValueError("an opaque value is named by a str")
+    return Opaque(name[:100])
+
+
+_TAGS = {"$t": tuple, "$s": _set, "$d": _dict, "$b": lambda s: s.encode("latin-1"), "$o": _opaque}
 
 
 def _untag(obj: dict[str, object]) -> object:

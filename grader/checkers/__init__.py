@@ -1,0 +1,224 @@
+"""Checkers: pure functions (expected, actual, **args) -> CheckResult, registered by the name specs use. A
+checker that also wants the test's input is marked `takes_input` (it gets input=...). A new checker is one
+module that registers itself, plus its import line at the end of this file."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from json.encoder import encode_basestring as _json_string  # type: ignore[attr-defined]
+from typing import Protocol
+
+from grader.model import CheckerSpec, CheckResult
+from grader.sandbox.wire import Opaque
+
+
+class Checker(Protocol):
+    def __call__(self, expected: object, actual: object, /) -> CheckResult: ...
+
+
+CHECKERS: dict[str, Callable[..., CheckResult]] = {}
+
+
+def checker(name: str) -> Callable[[Callable[..., CheckResult]], Callable[..., CheckResult]]:
+    """Register a checker so exercise specs can name it."""
+
+    def register(func: Callable[..., CheckResult]) -> Callable[..., CheckResult]:
+        CHECKERS[name] = func
+        return func
+
+    return register
+
+
+class CheckerError(Exception):
+    """A checker failed (raised, or returned something that is no verdict): a grader error naming it."""
+
+
+def run_checker(spec: CheckerSpec, expected: object, actual: object, input: object = None) -> CheckResult:
+    """The checker's word on one answer; CheckerError when the checker itself fails."""
+    func = CHECKERS[spec.name]
+    extra = {"input": input} if getattr(func, "takes_input", False) else {}
+    return func(expected, actual, **dict(spec.args), **extra)
+
+
+# ---------------------------------------------------------------- text
+def judge_lines(text: str) -> list[str]:
+    """Lines as judges compare them: trailing spaces on each line and trailing blank lines do not count."""
+    lines = [line.rstrip() for line in text.replace("\r\n", "\n").split("\n")]
+    while lines and not lines[-1]:
+        lines.pop()
+    return lines
+
+
+@checker("output")
+def output(expected: object, actual: object) -> CheckResult:
+    """Printed text, compared line by line the way judges do by default."""
+    want, got = judge_lines(str(expected)), judge_lines(str(actual))
+    if want == got:
+        return CheckResult(passed=True)
+    if not got:
+        return CheckResult(passed=False, feedback="printed nothing")
+    first = next((i for i, (w, g) in enumerate(zip(want, got)) if w != g), min(len(want), len(got)))
+    if first < min(len(want), len(got)):
+        hint = " (only spaces differ)" if want[first].split() == got[first].split() else ""
+        feedback = f"line {first + 1} differs{hint}"
+    else:
+        feedback = f"expected {len(want)} lines, got {len(got)}"
+    import difflib  # only for a wrong output: a passing check never pays for it
+
+    # Around the first difference only: difflib's time grows with the product of the two sides' lengths.
+    start, end = max(first - 2, 0), first + DIFF_LINES
+    diff = difflib.unified_diff([visible(w) for w in want[start:end]], [visible(g) for g in got[start:end]],
+                                "expected", "actual", lineterm="", n=2)
+    return CheckResult(passed=False, feedback=feedback, details="\n".join(_shifted(line, start) for line in diff))
+
+
+def _shifted(line: str, offset: int) -> str:
+    """A hunk header of a difference that began `offset` lines in, numbered as the whole text's lines."""
+    if not offset or not line.startswith("@@ "):
+        return line
+    return re.sub(r"([-+])(\d+)", lambda m: f"{m.group(1)}{int(m.group(2)) + offset}", line, count=2)
+
+
+DIFF_LINES = 100  # lines of each side that a wrong output's difference covers, from the first that differs
+
+
+def visible(line: str) -> str:
+    """Make whitespace that matters visible in a diff: inner tabs and runs of spaces."""
+    return line.replace("\t", "→").replace(" ", "·")
+
+
+# ---------------------------------------------------------------- values
+def typed(value: object) -> str:
+    """A canonical text of `value` in which equal means equal with types: True != 1, (1,) != [1], '2' != 2;
+    a set's items and a dict's pairs in sorted order. Built without hashing anything of the value (a hostile
+    reply's ints can all share one hash), in time about linear in its size."""
+    out: list[str] = []
+    _canonical(value, out)
+    return "".join(out)
+
+
+def _canonical(value: object, out: list[str]) -> None:
+    kind = type(value)
+    if kind is str:
+        out.append("s" + _json_string(value))
+    elif kind is int:
+        out.append("i" + hex(value))  # hex: no digit limit for the spec's huge ints, and linear
+    elif kind is bool or value is None:
+        out.append(repr(value)[0])  # "T", "F", "N"
+    elif kind is float:
+        out.append("f" + ("0.0" if value == 0 else repr(value)))  # -0.0 == 0.0, as Python says
+    elif kind in (list, tuple):
+        out.append("l[" if kind is list else "t[")
+        for item in value:  # type: ignore[attr-defined]
+            _canonical(item, out)
+            out.append(",")
+        out.append("]")
+    elif kind in (set, frozenset):
+        out.append("S[" + ",".join(sorted(map(typed, value))) + "]")  # type: ignore[call-overload]
+    elif kind is dict:
+        out.append("d[")
+        for key, item in sorted(((typed(k), v) for k, v in value.items()), key=_first):  # type: ignore[attr-defined]
+            out.append(key + ":")
+            _canonical(item, out)
+            out.append(",")
+        out.append("]")
+    elif kind is bytes:
+        out.append("y" + _json_string(value.decode("latin-1")))  # type: ignore[attr-defined]
+    else:  # a date from YAML, an Opaque part of a reply: its type and its repr
+        out.append("?" + _json_string(f"{kind.__module__}.{kind.__qualname__}:{value!r}"))
+
+
+def _first(pair: tuple[str, object]) -> str:
+    return pair[0]
+
+
+def show(value: object, width: int = 80) -> str:
+    text = repr(value)
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def type_name(value: object) -> str:
+    return "None" if value is None else value.type_name if type(value) is Opaque else type(value).__name__
+
+
+def describe_difference(expected: object, actual: object) -> str:
+    """One line a student can act on: a type, a length, the items missing or extra, the first difference."""
+    if type(expected) is not type(actual):
+        return f"expected a {type_name(expected)}, got a {type_name(actual)}: {show(actual, 60)}"
+    if isinstance(expected, (list, tuple)) and isinstance(actual, (list, tuple)):
+        missing, extra = multiset_difference(expected, actual)
+        if missing or extra:
+            parts = [f"{missing} item{'s' if missing != 1 else ''} missing"] if missing else []
+            parts += [f"{extra} extra"] if extra else []
+            return ", ".join(parts) + f" (expected {len(expected)} items, got {len(actual)})"
+        for index, (w, g) in enumerate(zip(expected, actual)):
+            if typed(w) != typed(g):  # the same items (the multisets agree): in another order
+                return f"the right items in the wrong order (first at index {index})"
+    return f"expected {show(expected, 40)}, got {show(actual, 40)}"
+
+
+def multiset_difference(expected: list[object] | tuple[object, ...],
+                        actual: list[object] | tuple[object, ...]) -> tuple[int, int]:
+    """(items missing, items extra) of two lists as multisets of typed items: their canonical texts sorted
+    and merged, so no hash of a hostile item is ever taken."""
+    want, got = sorted(map(typed, expected)), sorted(map(typed, actual))
+    if want == got:
+        return 0, 0
+    missing = extra = i = j = 0
+    while i < len(want) and j < len(got):
+        if want[i] == got[j]:
+            i, j = i + 1, j + 1
+        elif want[i] < got[j]:
+            missing, i = missing + 1, i + 1
+        else:
+            extra, j = extra + 1, j + 1
+    return missing + len(want) - i, extra + len(got) - j
+
+
+def not_plain(value: object) -> str:
+    """The type name of the first part of a returned value that is not plain data (a map, a generator), or ""."""
+    level = [value]
+    for _ in range(300):  # replies nest no deeper than this (replies.VALUE_DEPTH)
+        if not level:
+            return ""
+        for item in level:
+            if type(item) is Opaque:
+                return item.type_name  # type: ignore[attr-defined]
+        level = [inner for item in level if type(item) in (list, tuple, set, frozenset)
+                 for inner in item] + [inner for item in level if type(item) is dict  # type: ignore[attr-defined]
+                                        for inner in (*item.keys(), *item.values())]  # type: ignore[attr-defined]
+    return ""
+
+
+@checker("value")
+def value(expected: object, actual: object) -> CheckResult:
+    """The returned value, type included."""
+    if typed(expected) == typed(actual):
+        return CheckResult(passed=True)
+    return CheckResult(passed=False, feedback=_not_plain_feedback(actual) or describe_difference(expected, actual))
+
+
+@checker("unordered")
+def unordered(expected: object, actual: object) -> CheckResult:
+    """A returned list whose items may come in any order; each item compared with its type."""
+    if not isinstance(actual, list):
+        return CheckResult(passed=False, feedback=f"expected a list, got a {type_name(actual)}")
+    if not isinstance(expected, list):
+        return CheckResult(passed=False, feedback="the spec's expected value is not a list")
+    missing, extra = multiset_difference(expected, actual)
+    if not missing and not extra:
+        return CheckResult(passed=True)
+    parts = [f"{missing} missing"] if missing else []
+    parts += [f"{extra} extra"] if extra else []
+    return CheckResult(passed=False, feedback=_not_plain_feedback(actual) or ", ".join(parts)
+                       + f" (expected {len(expected)} items in any order, got {len(actual)})")
+
+
+def _not_plain_feedback(actual: object) -> str:
+    name = not_plain(actual)
+    return f"the returned value holds a {name} object, which is not plain data (return lists, tuples, str, " \
+        "int, ...)" if name else ""
+
+
+from grader.checkers import close, custom  # noqa: E402,F401 - each registers itself
