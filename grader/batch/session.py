@@ -165,7 +165,9 @@ class Batch:
 
     def write_outputs(self, book: Gradebook) -> list[Path]:
         written: list[Path] = []
-        book = replace(book, submissions=self.options.submissions, specs=tuple(self.plan.exercises))
+        # The folder graded: a zipped class is read from where it was unpacked.
+        root = self.folder.root if self.folder is not None else self.options.submissions
+        book = replace(book, submissions=root, specs=tuple(self.plan.exercises))
         for name in self.options.outputs:
             written += output(name).write(book, self.options.out)
         return written

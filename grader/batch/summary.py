@@ -1,16 +1,19 @@
-"""The end of a batch in the terminal: what was graded, the score distribution, pass rate per test and the
-slowest submissions."""
+"""The end of a batch in the terminal: the score distribution, one row per exercise (pass rate, mean, the
+commonest failure), the slowest submissions and the verdict counts; the pass rate per test only when asked
+for (`--per-test`), since it has a row for every test of every exercise. Every table shrinks to the width."""
 
 from __future__ import annotations
 
 import statistics
 from collections import Counter
 
-from rich.console import Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
 from grader.batch.gradebook import Gradebook, histogram, pass_rates
+from grader.batch.per_exercise import ExerciseSummary, exercise_summaries
 from grader.batch.progress import verdict_counts
 from grader.model import Verdict
 from grader.outputs.terminal import literal, verdict_text
@@ -18,6 +21,7 @@ from grader.outputs.text import points
 
 SLOWEST = 5
 BAR_WIDTH = 30
+ID_WIDTH = 20  # an exercise id longer than this may be cut on a narrow terminal
 
 
 def verdict_line(counts: Counter[Verdict]) -> Text:
@@ -35,8 +39,50 @@ def distribution(book: Gradebook) -> Table:
     bins = histogram(book)
     top = max((b.count for b in bins), default=0) or 1
     for bin in bins:
-        table.add_row(bin.label, str(bin.count), Text("█" * round(bin.count / top * BAR_WIDTH), style="green"))
+        table.add_row(bin.label, str(bin.count), Bar(bin.count / top))
     return table
+
+
+class Bar:
+    """A bar as long as its share of the room the table gives it (at most BAR_WIDTH): narrow terminals get
+    shorter bars, in proportion, instead of bars that wrap."""
+
+    def __init__(self, share: float) -> None:
+        self.share = share
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement(1, BAR_WIDTH)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield Text("█" * round(self.share * min(options.max_width, BAR_WIDTH)), style="green", no_wrap=True)
+
+
+def exercises(book: Gradebook) -> Table:
+    rows = exercise_summaries(book)
+    table = Table(title="Per exercise", caption="passed: every test; passed and mean: of those handed in",
+                  header_style="bold", show_edge=False)
+    # Exercise ids stay whole (a TA types them into --only); the failure column wraps first.
+    table.add_column("exercise", min_width=min(max((len(r.id) for r in rows), default=0), ID_WIDTH))
+    for column in ("handed in", "passed", "mean"):
+        table.add_column(column, justify="right")
+    table.add_column("commonest failure")
+    for row in rows:
+        table.add_row(row.id, f"{row.handed_in}/{row.students}",
+                      f"{row.passed}/{row.handed_in} {row.pass_rate:.0%}" if row.handed_in else "-",
+                      f"{row.mean:.1f}/{points(row.max_score)}" if row.mean is not None else "-", failure(row))
+    return table
+
+
+def failure(row: ExerciseSummary) -> Text:
+    if row.failure is None:
+        return Text("none", style="dim")
+    text = verdict_text(row.failure.verdict).append(f" {row.failure.submissions}", style="")
+    if row.failure.test is not None:
+        text.append(" on ").append_text(literal(row.failure.test))
+    failed = row.handed_in - row.passed
+    if failed > row.failure.submissions:
+        text.append(f" of {failed} failing", style="dim")
+    return text
 
 
 def rates(book: Gradebook) -> Table:
@@ -59,6 +105,9 @@ def slowest(book: Gradebook) -> Table:
     return table
 
 
-def summary(book: Gradebook) -> RenderableType:
+def summary(book: Gradebook, per_test: bool = False) -> RenderableType:
     counts = Counter(cell.verdict for cell in book.cells.values())
-    return Group(distribution(book), Text(), rates(book), Text(), slowest(book), Text(), verdict_line(counts))
+    parts: list[RenderableType] = [distribution(book), Text(), exercises(book), Text()]
+    if per_test:
+        parts += [rates(book), Text()]
+    return Group(*parts, slowest(book), Text(), verdict_line(counts))

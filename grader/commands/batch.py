@@ -72,6 +72,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
                         help="the LMS assignment an exercise's column is for (repeatable; default: its title)")
     parser.add_argument("--all", action="store_true", help="run big tests even after a small test failed")
     parser.add_argument("--regrade", action="store_true", help="grade everything again, ignoring stored results")
+    parser.add_argument("--per-test", action="store_true",
+                        help="end with the pass rate of every test too, not only one row per exercise")
     parser.set_defaults(run=run_batch, parser=parser)
     # `grader batch show ...` is a command of its own under `batch`, beside `grader batch SUBMISSIONS_DIR`
     # (argparse cannot mix a sub-command with a positional; a class folder named show is ./show).
@@ -196,12 +198,12 @@ def run_batch(args: argparse.Namespace) -> ExitCode:
     finally:
         batch.close()
         signal.signal(signal.SIGTERM, previous)
-    out.print(summary(book))
+    out.print(summary(book, per_test=args.per_test), soft_wrap=False)  # fitted to the terminal's width
     tally = batch.tally
     out.print(Text(
         f"{tally.submissions} submissions: {tally.reused} already in the database, {tally.done} graded now "
         f"({tally.gradings} run in the sandbox{f' on {tally.runner}' if tally.runner else ''}) "
-        f"in {tally.wall_seconds:.1f} s", style="bold"))
+        f"in {tally.wall_seconds:.1f} s", style="bold"), soft_wrap=False)
     _describe_roster(known, err)
     for path in written:
         out.print(f"wrote {path}")
@@ -224,8 +226,10 @@ def _describe_class(batch: Batch, err: Console) -> None:
     folder, plan = batch.folder, batch.plan
     assert folder is not None and plan is not None
     layout = "" if folder.layout == "folders" else f" ({folder.layout} download)"
+    # Wrapped at word boundaries on a terminal (the progress line follows it); one line in a log.
     err.print(Text(f"{len(folder.students)} students x {len(plan.exercises)} exercises "
-                   f"({', '.join(e.id for e in plan.exercises)}) from {escape_controls(str(folder.root))}{layout}"))
+                   f"({', '.join(e.id for e in plan.exercises)}) from {escape_controls(str(folder.root))}{layout}"),
+              soft_wrap=not err.is_terminal)
     for change in batch.limit_changes:
         err.print(Text(change, style="yellow"))
     for label, items in (("not graded (no exercise matches the name; see --match)", folder.stray),
