@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from grader.checkers import CHECKERS, show
+from grader.checkers import CHECKERS, show, show_pair
 from grader.model import Fault, Outcome, RunResult, Test, Timing, Verdict
 
 # How a fault the grader observed is named in feedback (a raised exception is named by its class).
@@ -24,8 +24,12 @@ def judge(test: Test, result: RunResult, expected: object) -> Outcome:
         verdict = Verdict.PASSED if check.passed else Verdict.WRONG_ANSWER
         feedback, details = check.feedback, check.details
     if not test.hidden:
-        shown_expected = str(expected) if text_compare else show(expected, 2000)
-        actual_text = result.stdout if text_compare else (show(actual, 2000) if result.has_value else None)
+        if text_compare:
+            shown_expected, actual_text = str(expected), result.stdout
+        elif result.has_value:
+            shown_expected, actual_text = show_pair(expected, actual)
+        else:
+            shown_expected, actual_text = show(expected, 2000), None
     else:
         actual_text, details = None, ""  # a hidden test shows its name and verdict, nothing it could leak
         feedback = hidden_feedback(verdict, feedback)
@@ -53,9 +57,12 @@ def verdict_for(test: Test, result: RunResult) -> tuple[Verdict | None, str, str
         return Verdict.GRADER_ERROR, result.sandbox_error, ""
     if result.timing is not Timing.IN_TIME:
         if result.timing is Timing.STOPPED_WALL and result.cpu_seconds < limit.cpu:
-            used = f"{result.wall_seconds:.2f} s of {limit.wall_seconds:.2f} s wall clock (it waited or slept)"
+            used = (f"stopped after {result.wall_seconds:.2f} s of wall-clock time, most of it waiting or "
+                    f"sleeping; the limit is {limit.wall_seconds:.2f} s")
+        elif result.timing is Timing.OVER_LIMIT:  # it finished, twice, past the limit
+            used = f"it took {result.cpu_seconds:.2f} s of CPU; the limit is {limit.cpu:.2f} s"
         else:
-            used = f"{result.cpu_seconds:.2f} s of {limit.cpu:.2f} s CPU"
+            used = f"stopped after {result.cpu_seconds:.2f} s of CPU; the limit is {limit.cpu:.2f} s"
         where = f" {result.error_message}" if result.error_message else ""
         return Verdict.TIMEOUT, f"time limit exceeded{where}: {used}", ""
     if result.output_truncated:
