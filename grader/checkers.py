@@ -123,16 +123,18 @@ def describe_difference(expected: object, actual: object) -> str:
         return f"expected {_a_type(expected)}, got {_a_type(actual)}: {show(actual, 60)}"
     if isinstance(expected, (list, tuple)) and isinstance(actual, (list, tuple)):
         missing, extra = multiset_difference(expected, actual)
-        if missing or extra:
+        if (missing or extra) and len(expected) != len(actual):
             parts = [f"{count(missing, 'item')} missing"] if missing else []
             parts += [f"{extra} extra"] if extra else []
             return ", ".join(parts) + f" (expected {count(len(expected), 'item')}, got {len(actual)})"
         if len(expected) == len(actual):
             for index, (w, g) in enumerate(zip(expected, actual)):
                 if typed(w) != typed(g):
-                    if typed(sorted(expected, key=repr)) == typed(sorted(actual, key=repr)):
+                    if not (missing or extra):
                         return f"the right items in the wrong order (first at index {index})"
-                    return f"item {index} differs: expected {show(w, 40)}, got {show(g, 40)}"
+                    later = sum(typed(x) != typed(y) for x, y in zip(expected[index + 1:], actual[index + 1:]))
+                    more = f" (and {count(later, 'item')} after it)" if later else ""
+                    return f"item {index} differs: expected {show(w, 40)}, got {show(g, 40)}{more}"
     return f"expected {show(expected, 40)}, got {show(actual, 40)}"
 
 

@@ -21,8 +21,9 @@ class SubmissionRun:
     started again after a test that killed it (a timeout, a crash)."""
 
     def __init__(self, exercise: Exercise, source: str, private_paths: tuple[Path, ...] = (),
-                 backend: Backend | None = None) -> None:
+                 backend: Backend | None = None, file_name: str = "") -> None:
         self.exercise = exercise
+        self.file_name = file_name  # the student's own name for the file, in tracebacks
         self.source = source
         self.private_paths = private_paths
         self.backend = backend or default_backend()
@@ -105,6 +106,7 @@ class SubmissionRun:
             "prelude": self.exercise.prelude,
             "entry": self.exercise.entry,
             "cpu_ceiling": max([limits.cpu, *(t.limits.cpu for t in tests)]),
+            "name": self.file_name,
         }
         return setup, limits, self.private_paths
 
