@@ -56,15 +56,15 @@ def make_plan(folder: ClassFolder, exercises: list[Exercise], *, run_all: bool,
         for student in folder.students:
             found = folder.found[(student, exercise.id)]
             file = str(found.path.relative_to(folder.root)) if found.path else None
-            if found.path is None:
+            if found.refused:  # before missing: a refused hand-in (a folder that is a link) has no path
+                row_key = key("refused:" + _sha256(found.refused.encode()))
+                plan.settled[row_key] = uniform_report(exercise, found.label, Verdict.RUNTIME_ERROR, found.refused)
+            elif found.path is None:
                 row_key = key("missing")  # one grading shared by every student without the file
                 plan.settled[row_key] = uniform_report(
                     exercise, found.label, Verdict.MISSING,
                     f"no {exercise.id}.{extension(exercise)} in the student's folder (nor a name that the "
                     f"batch's --match rule accepts)")
-            elif found.refused:
-                row_key = key("refused:" + _sha256(found.refused.encode()))
-                plan.settled[row_key] = uniform_report(exercise, found.label, Verdict.RUNTIME_ERROR, found.refused)
             else:
                 text, problem = read_submission(found.path)
                 if text is None:

@@ -44,6 +44,7 @@ class Options:
     workers: int = 1
     cluster: str | None = None  # tcp://HOST:PORT or local:N
     rule: NameRule = field(default_factory=NameRule)
+    layout: str = "auto"  # how the download is laid out (grader.batch.layouts); auto: by its platform's marks
     only: tuple[str, ...] = ()  # exercise ids; empty: every exercise some student handed in
     outputs: tuple[str, ...] = field(default_factory=lambda: batch_outputs(defaults_only=True))
     run_all: bool = False
@@ -78,7 +79,8 @@ class Batch:
     def prepare(self) -> None:
         options = self.options
         exercises = self.course.load_all()
-        self.folder = discover(options.submissions, exercises, options.rule)
+        self.folder = discover(options.submissions, exercises, options.rule, options.layout,
+                               unpack_into=options.out / "unpacked")
         chosen = self._choose(exercises, self.folder)
         self._take_output_folder()
         private = self.course.private_paths(options.submissions.resolve(), options.out.resolve())

@@ -7,15 +7,23 @@ import os
 import signal
 from pathlib import Path
 from types import FrameType
+from typing import TYPE_CHECKING, Any
 
-from typing import TYPE_CHECKING
-
+from grader.errors import UsageError
 from grader.exit_codes import ExitCode
 from grader.outputs import batch_outputs
+
+GRADEBOOKS = ("canvas", "moodle", "plain")
+# grader.batch.layouts.LAYOUTS and grader.batch.roster.COLUMNS, written out: every command builds this parser,
+# and importing the batch modules for it costs each one start-up time (a test keeps them equal).
+LAYOUT_NAMES = ("folders", "canvas", "moodle", "gradescope", "github-classroom")
+ROSTER_COLUMNS = ("folder", "name", "id", "sis_id", "login", "email", "section")
 
 if TYPE_CHECKING:  # the batch machinery is imported when a batch runs: every other command starts faster
     from rich.console import Console
 
+    from grader.batch.gradebook import Gradebook
+    from grader.batch.roster import Roster
     from grader.batch.session import Batch
 
 EXIT_CODES = """exit status:
@@ -33,7 +41,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Grade every student folder of SUBMISSIONS_DIR, in parallel, into a SQLite database "
                     "and gradebooks. Stopped at any moment, the same command resumes where it stopped.")
-    parser.add_argument("submissions", metavar="SUBMISSIONS_DIR", type=Path, help="one sub-folder per student")
+    parser.add_argument("submissions", metavar="SUBMISSIONS_DIR", type=Path,
+                        help="one sub-folder per student, or a Canvas, Moodle, Gradescope or GitHub Classroom "
+                             "download (a folder, or Canvas's zip)")
     parser.add_argument("--exercises", metavar="DIR", type=Path, help="exercises folder (default: the bundled one)")
     parser.add_argument("--out", metavar="DIR", type=Path, default=Path("grader-out"),
                         help="output folder: database, gradebooks, reports (default: grader-out)")
@@ -49,6 +59,15 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     parser.add_argument("--outputs", metavar="LIST", type=_outputs, default=batch_outputs(defaults_only=True),
                         help=f"comma-separated, from {','.join(batch_outputs())} "
                              f"(default: {','.join(batch_outputs(defaults_only=True))})")
+    parser.add_argument("--layout", choices=("auto", *LAYOUT_NAMES), default="auto",
+                        help="how SUBMISSIONS_DIR is laid out (default: auto, by the marks each platform leaves)")
+    parser.add_argument("--roster", metavar="CSV", type=Path,
+                        help=f"who is who: a CSV with a header, `folder` and any of {', '.join(ROSTER_COLUMNS[1:])}")
+    parser.add_argument("--gradebook", metavar="KIND", choices=GRADEBOOKS, action="append", default=None,
+                        help=f"also write a gradebook an LMS imports, repeatable: {', '.join(GRADEBOOKS)} "
+                             f"(gradebook-KIND.csv)")
+    parser.add_argument("--assignment", metavar="ID=NAME", action="append", default=None, type=_assignment,
+                        help="the LMS assignment an exercise's column is for (repeatable; default: its title)")
     parser.add_argument("--all", action="store_true", help="run big tests even after a small test failed")
     parser.add_argument("--regrade", action="store_true", help="grade everything again, ignoring stored results")
     parser.set_defaults(run=run_batch, parser=parser)
@@ -82,6 +101,13 @@ def _outputs(text: str) -> tuple[str, ...]:
     return names
 
 
+def _assignment(text: str) -> tuple[str, str]:
+    exercise_id, equals, name = text.partition("=")
+    if not equals or not exercise_id.strip() or not name.strip():
+        raise argparse.ArgumentTypeError(f"{text!r} is not ID=NAME (e.g. count-queens='HW3: Count the queens')")
+    return exercise_id.strip(), name.strip()
+
+
 def _interrupt(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt  # SIGTERM stops the batch as Ctrl-C does: cleanly, resumably
 
@@ -92,16 +118,20 @@ def run_batch(args: argparse.Namespace) -> ExitCode:
 
     from grader.batch.discover import NameRule
     from grader.batch.pool import default_workers
+    from grader.batch.roster import load_roster
     from grader.batch.session import Batch, Options
     from grader.batch.summary import summary
     from grader.model import Verdict
+    from grader.outputs import output
 
     if args.cluster and args.workers:
         args.parser.error("--workers is for local runs; a --cluster has its own workers")
+    roster = load_roster(args.roster) if args.roster else None  # a broken roster stops it before grading
     options = Options(
         submissions=args.submissions, exercises=args.exercises, out=args.out,
         workers=args.workers or default_workers(), cluster=args.cluster,
-        rule=NameRule(tuple(args.match)) if args.match else NameRule(), only=tuple(args.only or ()),
+        rule=NameRule(tuple(args.match)) if args.match else NameRule(), layout=args.layout,
+        only=tuple(args.only or ()),
         outputs=args.outputs, run_all=args.all, regrade=args.regrade)
     # soft_wrap: a log line stays one line (and greppable) when the output is not a terminal.
     out = Console(highlight=False, emoji=False, soft_wrap=True)
@@ -120,6 +150,9 @@ def run_batch(args: argparse.Namespace) -> ExitCode:
             return ExitCode.INTERRUPTED
         book = batch.gradebook()
         written = batch.write_outputs(book)
+        known = _write_class_list(batch, roster, dict(args.assignment or ()), book, args.gradebook or [])
+        for kind in args.gradebook or ():
+            written += output(kind).write(book, options.out)
     finally:
         batch.close()
         signal.signal(signal.SIGTERM, previous)
@@ -129,6 +162,7 @@ def run_batch(args: argparse.Namespace) -> ExitCode:
         f"{tally.submissions} submissions: {tally.reused} already in the database, {tally.done} graded now "
         f"({tally.gradings} run in the sandbox{f' on {tally.runner}' if tally.runner else ''}) "
         f"in {tally.wall_seconds:.1f} s", style="bold"))
+    _describe_roster(known, err)
     for path in written:
         out.print(f"wrote {path}")
     errors = sum(1 for cell in book.cells.values() if cell.verdict == Verdict.GRADER_ERROR)
@@ -141,12 +175,56 @@ def run_batch(args: argparse.Namespace) -> ExitCode:
 def _describe_class(batch: Batch, err: Console) -> None:
     from rich.text import Text
 
+    from grader.outputs.text import escape_controls
+
     folder, plan = batch.folder, batch.plan
     assert folder is not None and plan is not None
-    err.print(f"{len(folder.students)} students x {len(plan.exercises)} exercises "
-              f"({', '.join(e.id for e in plan.exercises)}) from {folder.root}")
+    layout = "" if folder.layout == "folders" else f" ({folder.layout} download)"
+    err.print(Text(f"{len(folder.students)} students x {len(plan.exercises)} exercises "
+                   f"({', '.join(e.id for e in plan.exercises)}) from {escape_controls(str(folder.root))}{layout}"))
     for label, items in (("not graded (no exercise matches the name; see --match)", folder.stray),
-                         ("not graded (another file of the folder was chosen)", folder.duplicates)):
+                         ("not graded (another file of the folder was chosen)", folder.duplicates),
+                         ("not read", folder.not_walked)):
         if items:
             shown = ", ".join(items[:8]) + (f" and {len(items) - 8} more" if len(items) > 8 else "")
             err.print(Text(f"{len(items)} file{'s' if len(items) != 1 else ''} {label}: {shown}", style="yellow"))
+
+
+def _write_class_list(batch: Batch, roster: Roster | None, assignments: dict[str, str], book: Gradebook,
+                      gradebooks: list[str]) -> dict[str, Any]:
+    """Who is who (the roster joined to the hand-ins), and late hand-ins; class.json, with a roster or an
+    LMS gradebook, for the gradebooks to read."""
+    import json
+
+    from grader.batch.roster import class_list
+    from grader.outputs.files import write_atomic
+    from grader.outputs.lms_gradebook import CLASS_FILE
+
+    folder = batch.folder
+    assert folder is not None
+    graded = {e.id for e in book.exercises}
+    unknown_ids = sorted(set(assignments) - graded)
+    if unknown_ids:
+        raise UsageError(f"--assignment names {', '.join(unknown_ids)}, which this batch does not grade "
+                         f"({', '.join(sorted(graded))})")
+    known = class_list(folder.students, folder.ids, {s: folder.late(s) for s in folder.students}, roster,
+                       assignments, folder.layout)
+    if roster is not None or gradebooks:  # outputs are written on request only
+        write_atomic(batch.options.out / CLASS_FILE, json.dumps(known, indent=1, ensure_ascii=True) + "\n")
+    return known
+
+
+def _describe_roster(known: dict[str, Any], err: Console) -> None:
+    from rich.text import Text
+
+    from grader.outputs.text import escape_controls
+
+    unknown = [str(p["student"]) for p in known["unknown"]]
+    unmatched = [str(p["folder"] or p["name"] or p["id"]) for p in known["roster"] if p["status"] == "no hand-in"]
+    late = [f"{s} ({', '.join(e)})" for s, e in known["late"].items()]
+    for label, items in (("handed in but on no roster line (not in the LMS gradebooks)", unknown),
+                         ("on the roster but no hand-in found (left blank in the LMS gradebooks)", unmatched),
+                         ("handed in late", late)):
+        if items:
+            err.print(Text(f"{len(items)} student{'s' if len(items) != 1 else ''} {label}: "
+                           f"{escape_controls(', '.join(items))}", style="yellow"))

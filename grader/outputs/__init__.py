@@ -45,6 +45,10 @@ OUTPUTS: dict[str, Entry] = {
     "html": Entry("grader.outputs.html:HtmlPages", batch=True),
     "terminal": Entry("grader.outputs.terminal:TerminalReport", report=True),
     "similarity": Entry("grader.similarity.batch_output:SimilarityReport", batch=True, default=False),
+    # `grader batch --gradebook NAME`: the class joined to its roster, as an LMS imports it.
+    "canvas": Entry("grader.outputs.lms_gradebook:CanvasGradebook"),
+    "moodle": Entry("grader.outputs.lms_gradebook:MoodleGradebook"),
+    "plain": Entry("grader.outputs.lms_gradebook:PlainGradebook"),
 }
 
 

@@ -23,9 +23,9 @@ class CsvGradebook(Output):
         writer.writerow(["student", *(e.id for e in book.exercises), "total"])
         for student in book.students:
             scores = [points(cell.score) if cell else "" for cell in book.row(student)]
-            writer.writerow([_inert(student), *scores, points(book.total(student))])
+            writer.writerow([inert(student), *scores, points(book.total(student))])
         return [write_atomic(folder / FILE, text.getvalue())]
 
 
-def _inert(text: str) -> str:
+def inert(text: str) -> str:
     return "'" + text if text.startswith(FORMULA_START) else text

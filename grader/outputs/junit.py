@@ -1,6 +1,8 @@
 """junit.xml: one <testsuite> per student, one <testcase> per test of each exercise, in the common JUnit
-schema CI tools read: a wrong answer (or a missing file, or a rule broken) is a <failure>, a program that
-crashed, timed out or could not run is an <error>, a skipped test is <skipped>."""
+schema CI tools read (valid against the Jenkins xUnit plugin's junit-10.xsd): a wrong answer (or a missing
+file, or a rule broken) is a <failure>, a program that crashed, timed out or could not run is an <error>, a
+skipped test is <skipped>. A <testcase> has no properties in that schema, so each test's points are
+properties of its student's suite: `points:<exercise>:<test>` and `max_points:<exercise>:<test>`."""
 
 from __future__ import annotations
 
@@ -39,6 +41,9 @@ def element(book: Gradebook) -> ET.Element:
             if cell is None:
                 continue
             for outcome in cell.report.outcomes:
+                test = xml_text(f"{cell.exercise}:{outcome.test}")
+                ET.SubElement(properties, "property", name=f"points:{test}", value=points(outcome.points))
+                ET.SubElement(properties, "property", name=f"max_points:{test}", value=points(outcome.max_points))
                 case = ET.SubElement(suite, "testcase", classname=xml_text(f"{student}.{cell.exercise}"),
                                      name=xml_text(outcome.test), time=f"{outcome.cpu_seconds:.3f}")
                 suite_seconds += outcome.cpu_seconds
@@ -53,7 +58,9 @@ def element(book: Gradebook) -> ET.Element:
         for name in totals:
             totals[name] += counts[name]
         seconds += suite_seconds
-    root.attrib.update({name: str(count) for name, count in totals.items()}, time=f"{seconds:.3f}")
+    # The schema allows no `skipped` on <testsuites> (Jenkins rejects the file): it stays on each suite.
+    root.attrib.update({name: str(count) for name, count in totals.items() if name != "skipped"},
+                       time=f"{seconds:.3f}")
     return root
 
 

@@ -10,8 +10,15 @@ from grader.model import Outcome, Verdict
 DIFF_CAPTION = "difference (· is a space, → a tab):"
 NOTHING = "(nothing)"  # the actual side of a wrong answer that printed or returned nothing
 
-# C0/C1 controls, and the invisible or bidi characters that could reorder or hide what a teacher reads.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
+# What could hide, erase or reorder what a teacher reads: C0/C1 controls (ESC starts OSC 8 links and line
+# erasures), every invisible format character of Unicode (category Cf: soft hyphen, U+061C and the other
+# bidi marks, overrides and isolates, zero-width characters, tags), the line and paragraph separators, and
+# the Hangul fillers that render as blanks. Listed, not computed: building it at import costs the CLI time.
+_CONTROL = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2"
+    "\u115f\u1160\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufeff\uffa0"
+    "\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+    "\U000e0001\U000e0020-\U000e007f]")
 
 
 def points(value: float) -> str:
@@ -34,7 +41,9 @@ def escape_controls(text: str) -> str:
 
 def _escape_one(match: re.Match[str]) -> str:
     code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def body_form(outcome: Outcome) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import tempfile
 import time
 from dataclasses import dataclass
@@ -57,9 +58,9 @@ def grade_submission(where: AutograderRoot, course: Course, rule: NameRule, *, r
     metadata = read_metadata(where.metadata)
     graded = []
     # The submission folder is read as the one student of a class, so a batch's matching rules apply as
-    # they are; the link keeps the student's files where Gradescope put them.
+    # they are. A copy, links kept as links: a batch refuses a student folder that is a link.
     with tempfile.TemporaryDirectory(prefix="grader-gradescope-") as class_root:
-        os.symlink(where.submission.resolve(), Path(class_root) / STUDENT, target_is_directory=True)
+        shutil.copytree(where.submission, Path(class_root) / STUDENT, symlinks=True)
         found = discover(Path(class_root), exercises, rule)
         private = course.private_paths(where.root.resolve())  # the bundle, the results, the metadata
         for exercise in exercises:

@@ -70,7 +70,8 @@ def test_discovery_finds_each_students_files_and_reports_the_rest(tmp_path: Path
     write(tmp_path / "ada" / "n_queens_ii.py")  # fits n-queens-ii, not n-queens
     write(tmp_path / "ada" / "notes.md")
     write(tmp_path / "ada" / ".hidden.py")
-    write(tmp_path / "ada" / "sub" / "n-queens.py")  # only files directly in the folder count
+    write(tmp_path / "ada" / "sub" / "n-queens.py")  # found in a sub-folder too
+    write(tmp_path / "ada" / "old" / "count-queens.py")  # but a file nearer the top wins
     write(tmp_path / "__MACOSX" / "ada" / "count-queens.py")
     write(tmp_path / ".git" / "config")
     write(tmp_path / "README.txt")
@@ -84,8 +85,10 @@ def test_discovery_finds_each_students_files_and_reports_the_rest(tmp_path: Path
     assert found.students == ["ada", "bob"]
     assert found.found[("ada", "count-queens")].path == tmp_path / "ada" / "count-queens.py"
     assert found.found[("ada", "n-queens-ii")].path == tmp_path / "ada" / "n_queens_ii.py"
-    assert found.found[("ada", "n-queens")].path is None
-    assert found.duplicates == ["ada/count_queens.py (graded count-queens.py for count-queens)"]
+    assert found.found[("ada", "n-queens")].path == tmp_path / "ada" / "sub" / "n-queens.py"
+    assert found.found[("ada", "floodlights")].path is None
+    assert found.duplicates == ["ada/count_queens.py (graded count-queens.py for count-queens)",
+                                "ada/old/count-queens.py (graded count-queens.py for count-queens)"]
     assert sorted(found.stray) == ["README.txt", "ada/notes.md", "bob/real.py"]
     refused = {e: found.found[("bob", e)].refused for e in ("count-queens", "n-queens", "every-way", "first-solution")}
     assert "symbolic link to outside" in refused["count-queens"]

@@ -1,0 +1,238 @@
+"""How each platform lays a class's hand-ins out on disk, read into one shape: per student, the files that may
+answer an exercise. A new layout is one function here plus a line in LAYOUTS (and one in `detect`)."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grader.errors import UsageError
+from grader.outputs.text import escape_controls
+
+# Folders that archive tools, editors and version control leave beside (or inside) real student folders.
+IGNORED_FOLDERS = {"__MACOSX", "__pycache__", "node_modules", "venv"}
+# How far into a student's own folder files are looked for, and how many entries at most: a deeper or bigger
+# folder is reported, not walked on.
+MAX_DEPTH = 6
+MAX_ENTRIES = 2000
+
+# Canvas "Download Submissions": <sortable name>[_LATE]_<user id>_<submission id>_<the student's file name>.
+CANVAS_FILE = re.compile(r"(?P<login>[^_/]+?)(?P<late>_LATE)?_(?P<user>\d+)_(?P<attachment>\d+)_(?P<file>.+)")
+# Canvas renames a resubmitted file name.py to name-1.py, name-2.py...
+CANVAS_RESUBMITTED = re.compile(r"(?P<stem>.+)-\d+(?P<suffix>\.[^.]+)")
+# Moodle "Download all submissions": <full name>_<participant id>_assignsubmission_<plugin>_ (a folder each),
+# or the same prefix on every file when the download is not in folders.
+MOODLE_NAME = re.compile(r"(?P<name>.+?)_(?P<id>\d+)_assignsubmission_(?P<plugin>[a-z]+)_(?P<file>.*)")
+# Gradescope's "Export Submissions": submission_metadata.yml beside one submission_<id>/ folder each.
+GRADESCOPE_METADATA = "submission_metadata.yml"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A file (or something in the file's place) that may answer an exercise."""
+
+    path: Path
+    names: tuple[str, ...]  # the name to match, then looser forms of it (a platform's renaming undone)
+    depth: int = 0  # folders between the student's folder and the file
+    late: bool = False
+
+
+@dataclass
+class HandIn:
+    """One student's hand-in as a platform shaped it."""
+
+    student: str
+    files: list[Candidate] = field(default_factory=list)
+    boundary: Path | None = None  # a link may point inside this folder; None: no link is followed at all
+    ids: dict[str, str] = field(default_factory=dict)  # what the platform says of the student: id, email...
+    refused: str = ""  # why nothing of this student is read (a folder that is a link)
+    not_walked: list[str] = field(default_factory=list)  # parts of the folder left unread, and why
+
+
+def visible(text: str) -> str:
+    return escape_controls(text)
+
+
+def browser_copy(name: str) -> str:
+    """`count-queens (1).py`, as a browser saves a second download, read as `count-queens.py`."""
+    return re.sub(r" \(\d+\)(?=\.[^.]*$|$)", "", name)
+
+
+def loose_names(name: str) -> tuple[str, ...]:
+    names = [name]
+    if (copy := browser_copy(name)) != name:
+        names.append(copy)
+    return tuple(names)
+
+
+def _hidden(name: str) -> bool:
+    return name.startswith(".") or name in IGNORED_FOLDERS
+
+
+# ---------------------------------------------------------------- one folder per student
+def walk(folder: Path, hand_in: HandIn) -> None:
+    """Every file of the student's folder and its sub-folders (links to folders are not followed)."""
+    seen = 0
+    for top, folders, files in os.walk(folder, onerror=lambda error: hand_in.not_walked.append(
+            f"{visible(hand_in.student)}/{visible(os.path.relpath(error.filename, folder))} "
+            f"({error.strerror})")):
+        depth = len(Path(top).relative_to(folder).parts)
+        folders[:] = sorted(f for f in folders if not _hidden(f))
+        for name in sorted(folders) + sorted(files):
+            if _hidden(name):
+                continue
+            seen += 1
+            if seen > MAX_ENTRIES:
+                hand_in.not_walked.append(f"{visible(hand_in.student)}/: more than {MAX_ENTRIES} entries; "
+                                          f"the rest is not read")
+                return
+            path = Path(top) / name
+            hand_in.files.append(Candidate(path, loose_names(name), depth))
+        if depth >= MAX_DEPTH and folders:
+            hand_in.not_walked += [f"{visible(hand_in.student)}/{visible(str(Path(top, f).relative_to(folder)))}/"
+                                   f" (deeper than {MAX_DEPTH} folders)" for f in folders]
+            folders[:] = []
+
+
+def student_folders(root: Path) -> list[Path]:
+    return sorted(p for p in root.iterdir() if not _hidden(p.name) and p.is_dir())  # links to folders too
+
+
+def _folder_hand_in(student: str, folder: Path, **ids: str) -> HandIn:
+    hand_in = HandIn(student, boundary=folder, ids=dict(ids))
+    if folder.is_symlink():
+        hand_in.refused = "the student's folder is a symbolic link; it is not followed"
+    elif folder.is_dir():
+        walk(folder, hand_in)
+    return hand_in
+
+
+def one_folder_each(root: Path) -> list[HandIn]:
+    return [_folder_hand_in(folder.name, folder) for folder in student_folders(root)]
+
+
+def github_classroom(root: Path) -> list[HandIn]:
+    """`<assignment>-<login>/` repositories, as GitHub Classroom names them: the student is the login."""
+    folders = student_folders(root)
+    prefix = os.path.commonprefix([f.name for f in folders])
+    prefix = prefix[:prefix.rfind("-") + 1] if len(folders) > 1 else ""
+    return [_folder_hand_in(folder.name[len(prefix):] or folder.name, folder, login=folder.name[len(prefix):])
+            for folder in folders]
+
+
+# ---------------------------------------------------------------- flat downloads (Canvas, Moodle)
+def canvas(root: Path) -> list[HandIn]:
+    people: dict[str, HandIn] = {}
+    for path in sorted(root.iterdir()):
+        match = CANVAS_FILE.fullmatch(path.name)
+        if _hidden(path.name) or not match:
+            continue
+        user = match["user"]
+        hand_in = people.setdefault(user, HandIn(match["login"], ids={"id": user}))
+        name = match["file"]
+        names = list(loose_names(name))
+        if resubmitted := CANVAS_RESUBMITTED.fullmatch(name):
+            names.append(resubmitted["stem"] + resubmitted["suffix"])
+        hand_in.files.append(Candidate(path, tuple(names), late=bool(match["late"])))
+    return _distinct(list(people.values()))
+
+
+def moodle(root: Path) -> list[HandIn]:
+    people: dict[str, HandIn] = {}
+    for path in sorted(root.iterdir()):
+        match = MOODLE_NAME.fullmatch(path.name)
+        if _hidden(path.name) or not match:
+            continue
+        hand_in = people.setdefault(match["id"], HandIn(match["name"], boundary=root, ids={"id": match["id"]}))
+        if match["file"]:  # not in folders: the prefix is on the file itself
+            hand_in.files.append(Candidate(path, loose_names(match["file"])))
+        elif path.is_symlink():
+            hand_in.refused = "the student's folder is a symbolic link; it is not followed"
+        elif path.is_dir():
+            own = HandIn(hand_in.student, boundary=path)
+            walk(path, own)
+            hand_in.files += own.files
+            hand_in.not_walked += own.not_walked
+    return _distinct(list(people.values()))
+
+
+# ---------------------------------------------------------------- Gradescope
+def gradescope(root: Path) -> list[HandIn]:
+    """Every submitter of each submission_<id>/ folder that submission_metadata.yml lists (a group's members
+    each get the group's files)."""
+    import yaml  # here: the CLI builds its parser from this module, and most commands never need yaml
+
+    metadata_path = root / GRADESCOPE_METADATA
+    try:
+        metadata = yaml.safe_load(metadata_path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f":{mark.line + 1}:{mark.column + 1}" if mark else ""
+        raise UsageError(f"{metadata_path}{where}: cannot read Gradescope's submission metadata: {error}") from None
+    if not isinstance(metadata, dict):
+        raise UsageError(f"{metadata_path}: expected a mapping of submission folders to their submitters")
+    people: list[HandIn] = []
+    for folder_name, record in sorted(metadata.items(), key=lambda item: str(item[0])):
+        submitters = record.get(":submitters") if isinstance(record, dict) else None
+        folder = root / str(folder_name)
+        if not isinstance(submitters, list) or not submitters:
+            raise UsageError(f"{metadata_path}: {visible(str(folder_name))} lists no :submitters")
+        for submitter in submitters:
+            submitter = submitter if isinstance(submitter, dict) else {}
+            ids = {key: str(submitter[f":{field_}"]) for key, field_ in (("email", "email"), ("sis_id", "sid"))
+                   if submitter.get(f":{field_}") not in (None, "")}
+            people.append(_folder_hand_in(str(submitter.get(":name") or folder_name), folder,
+                                          submission=str(folder_name), **ids))
+    return _distinct(people)
+
+
+def gradescope_root(root: Path) -> Path | None:
+    """The export's folder: the given one, or the single folder inside it (`assignment_<id>_export/`)."""
+    if (root / GRADESCOPE_METADATA).is_file():
+        return root
+    inner = [p for p in root.iterdir() if p.is_dir() and not _hidden(p.name)]
+    if len(inner) == 1 and (inner[0] / GRADESCOPE_METADATA).is_file():
+        return inner[0]
+    return None
+
+
+def _distinct(people: list[HandIn]) -> list[HandIn]:
+    """Two students of one name (two Canvas `smithbob`s) are told apart by their platform id."""
+    counts: dict[str, int] = {}
+    for hand_in in people:
+        counts[hand_in.student] = counts.get(hand_in.student, 0) + 1
+    for hand_in in people:
+        if counts[hand_in.student] > 1:
+            tag = hand_in.ids.get("id") or hand_in.ids.get("sis_id") or hand_in.ids.get("email") or ""
+            hand_in.student = f"{hand_in.student}_{tag}"
+    return people
+
+
+# ---------------------------------------------------------------- which layout
+LAYOUTS: dict[str, Callable[[Path], list[HandIn]]] = {
+    "folders": one_folder_each,
+    "canvas": canvas,
+    "moodle": moodle,
+    "gradescope": gradescope,
+    "github-classroom": github_classroom,
+}
+
+
+def detect(root: Path) -> str:
+    """The layout a download has, by the marks each platform leaves."""
+    if gradescope_root(root):
+        return "gradescope"
+    names = [p.name for p in root.iterdir() if not _hidden(p.name)]
+    if names and all(MOODLE_NAME.fullmatch(name) for name in names):
+        return "moodle"
+    flat = [p for p in root.iterdir() if not _hidden(p.name) and not p.is_dir()]
+    if flat and sum(1 for p in flat if CANVAS_FILE.fullmatch(p.name)) * 2 > len(flat):
+        return "canvas"
+    folders = student_folders(root)
+    if len(folders) > 1 and all((f / ".git").exists() for f in folders) and os.path.commonprefix(
+            [f.name for f in folders]).count("-"):
+        return "github-classroom"
+    return "folders"

@@ -1,0 +1,175 @@
+"""The downloads each platform gives a teacher, built as the platform shapes them, read by discovery:
+Canvas's flat folder and its zip, Moodle's per-submission folders, a Gradescope export, GitHub Classroom
+repositories."""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from grader.batch.discover import NameRule, discover
+from grader.course import Course
+from grader.errors import UsageError
+from grader.model import Exercise
+from tests.conftest import EXERCISES
+
+
+@pytest.fixture(scope="module")
+def exercises() -> list[Exercise]:
+    return Course.at(EXERCISES).load_all()
+
+
+def write(path: Path, text: str = "x = 1\n") -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def canvas_download(root: Path) -> Path:
+    # Canvas: <sortable name>[_LATE]_<user id>_<submission id>_<file name>, all in one folder; a
+    # resubmitted file gets -1; the "sortable name" of two students can be the same.
+    write(root / "smithbob_340934_208490284_count-queens.py")
+    write(root / "smithbob_340934_208490285_n-queens.py")
+    write(root / "jonesann_LATE_340935_208490290_count_queens.py")
+    write(root / "leeamy_340936_208490300_count-queens-1.py")
+    write(root / "leeamy_340937_208490301_count-queens.py")  # another leeamy
+    write(root / "leeamy_340937_208490302_notes.txt")
+    return root
+
+
+def test_a_canvas_download_names_each_student_by_login_and_keeps_ids_and_late(tmp_path: Path,
+                                                                            exercises: list[Exercise]) -> None:
+    found = discover(canvas_download(tmp_path / "download"), exercises, NameRule())
+    assert found.layout == "canvas"
+    assert sorted(found.students) == ["jonesann", "leeamy_340936", "leeamy_340937", "smithbob"]
+    assert found.ids["smithbob"] == {"id": "340934"}
+    assert found.found[("smithbob", "n-queens")].path.name == "smithbob_340934_208490285_n-queens.py"
+    assert found.found[("jonesann", "count-queens")].late and found.late("jonesann") == ["count-queens"]
+    assert found.late("smithbob") == []
+    assert found.found[("leeamy_340936", "count-queens")].path is not None  # name-1.py: a resubmission
+    assert found.stray == ["leeamy_340937/leeamy_340937_208490302_notes.txt"]
+
+
+def test_a_canvas_zip_is_unpacked_into_the_output_folder_and_read_the_same(tmp_path: Path,
+                                                                         exercises: list[Exercise]) -> None:
+    folder = canvas_download(tmp_path / "download")
+    archive = tmp_path / "submissions.zip"
+    with zipfile.ZipFile(archive, "w") as zipped:
+        for path in sorted(folder.iterdir()):
+            zipped.write(path, path.name)
+        zipped.writestr("../escape.py", "print('out')\n")  # a path out of the folder is left out
+    found = discover(archive, exercises, NameRule(), unpack_into=tmp_path / "out" / "unpacked")
+    assert found.layout == "canvas" and found.root == tmp_path / "out" / "unpacked" / "submissions"
+    assert len(found.students) == 4
+    assert not (tmp_path / "out" / "escape.py").exists() and any("escape.py" in n for n in found.not_walked)
+
+
+def test_a_moodle_download_has_a_folder_per_submission(tmp_path: Path, exercises: list[Exercise]) -> None:
+    root = tmp_path / "download"
+    write(root / "Ada Lovelace_1815_assignsubmission_file_" / "count-queens.py")
+    write(root / "Ada Lovelace_1815_assignsubmission_file_" / "src" / "n_queens.py")
+    write(root / "Ada Lovelace_1815_assignsubmission_onlinetext_" / "onlinetext.html", "<p>hi</p>")
+    write(root / "Alan Turing_1912_assignsubmission_file_" / "count-queens (1).py")  # a browser's copy
+    found = discover(root, exercises, NameRule())
+    assert found.layout == "moodle"
+    assert found.students == ["Ada Lovelace", "Alan Turing"]
+    assert found.ids["Alan Turing"] == {"id": "1912"}
+    assert found.found[("Ada Lovelace", "n-queens")].path.name == "n_queens.py"
+    assert found.found[("Alan Turing", "count-queens")].path.name == "count-queens (1).py"
+
+
+GRADESCOPE_METADATA = """\
+submission_101:
+  :submitters:
+  - :name: Ada Lovelace
+    :sid: '1815'
+    :email: ada@example.edu
+  :created_at: 2026-11-01 10:00:00.000000000 -08:00
+  :score: 0.0
+submission_102:
+  :submitters:
+  - :name: Alan Turing
+    :sid: '1912'
+    :email: alan@example.edu
+  - :name: Grace Hopper
+    :sid: '1906'
+    :email: grace@example.edu
+  :created_at: 2026-11-01 11:00:00.000000000 -08:00
+  :score: 0.0
+"""
+
+
+def test_a_gradescope_export_names_each_submitter_from_its_metadata(tmp_path: Path,
+                                                                   exercises: list[Exercise]) -> None:
+    # Gradescope's "Export Submissions": assignment_<id>_export/ holding submission_metadata.yml and a
+    # submission_<id>/ folder each; a group submission lists several submitters.
+    export = tmp_path / "download" / "assignment_4242_export"
+    write(export / "submission_metadata.yml", GRADESCOPE_METADATA)
+    write(export / "submission_101" / "count-queens.py")
+    write(export / "submission_102" / "count_queens.py")
+    found = discover(tmp_path / "download", exercises, NameRule())
+    assert found.layout == "gradescope"
+    assert found.students == ["Ada Lovelace", "Alan Turing", "Grace Hopper"]
+    assert found.ids["Grace Hopper"] == {"submission": "submission_102", "email": "grace@example.edu",
+                                         "sis_id": "1906"}
+    assert found.found[("Grace Hopper", "count-queens")].path == export / "submission_102" / "count_queens.py"
+
+
+def test_broken_gradescope_metadata_is_a_usage_error_naming_the_line(tmp_path: Path,
+                                                                    exercises: list[Exercise]) -> None:
+    write(tmp_path / "submission_metadata.yml", "submission_1:\n  :submitters: [\n")
+    write(tmp_path / "submission_1" / "count-queens.py")
+    with pytest.raises(UsageError, match=r"submission_metadata.yml:\d+:\d+"):
+        discover(tmp_path, exercises, NameRule())
+
+
+def test_github_classroom_repositories_are_named_by_login(tmp_path: Path, exercises: list[Exercise]) -> None:
+    # GitHub Classroom clones each student's repository as <assignment>-<login>/.
+    root = tmp_path / "hw3-submissions"
+    for login in ("octocat", "ada-l"):
+        repo = root / f"hw3-queens-{login}"
+        write(repo / ".git" / "HEAD", "ref: refs/heads/main\n")
+        write(repo / "README.md", "# hw3\n")
+        write(repo / "src" / "count_queens.py")
+    found = discover(root, exercises, NameRule())
+    assert found.layout == "github-classroom"
+    assert found.students == ["ada-l", "octocat"]
+    assert found.ids["octocat"] == {"login": "octocat"}
+    assert found.found[("octocat", "count-queens")].path == root / "hw3-queens-octocat" / "src" / "count_queens.py"
+
+
+def test_a_folder_too_deep_is_reported_not_silently_missing(tmp_path: Path, exercises: list[Exercise]) -> None:
+    deep = tmp_path / "class" / "ada"
+    for level in range(10):
+        deep = deep / f"level{level}"
+    write(deep / "count-queens.py")
+    write(tmp_path / "class" / "alan" / "count-queens.py")
+    found = discover(tmp_path / "class", exercises, NameRule())
+    assert found.found[("ada", "count-queens")].path is None
+    assert any(item.startswith("ada/") and "deeper than" in item for item in found.not_walked)
+
+
+def test_the_layout_can_be_named_instead_of_detected(tmp_path: Path, exercises: list[Exercise]) -> None:
+    canvas_download(tmp_path / "download")
+    (tmp_path / "download" / "extra-folder").mkdir()
+    found = discover(tmp_path / "download", exercises, NameRule(), layout="canvas")
+    assert found.layout == "canvas" and "smithbob" in found.students
+
+
+def test_the_command_line_offers_every_layout_and_roster_column() -> None:
+    from grader.batch.layouts import LAYOUTS
+    from grader.batch.roster import COLUMNS
+    from grader.commands.batch import LAYOUT_NAMES, ROSTER_COLUMNS
+
+    assert LAYOUT_NAMES == tuple(LAYOUTS) and ROSTER_COLUMNS == COLUMNS
+
+
+def test_a_file_wins_over_a_folder_of_the_same_name(tmp_path: Path, exercises: list[Exercise]) -> None:
+    # Unzipping count-queens.py.zip in place gives a folder count-queens.py/ holding the file.
+    write(tmp_path / "class" / "ada" / "count-queens.py" / "count-queens.py")
+    found = discover(tmp_path / "class", exercises, NameRule())
+    chosen = found.found[("ada", "count-queens")]
+    assert chosen.path == tmp_path / "class" / "ada" / "count-queens.py" / "count-queens.py"
+    assert chosen.refused == ""
