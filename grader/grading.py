@@ -42,7 +42,7 @@ def read_submission(path: Path) -> tuple[str | None, str]:
 def grade(exercise: Exercise, submission: Path, *, run_all: bool = False, visible_only: bool = False,
           private_paths: tuple[Path, ...] = (), label: str | None = None, source: str | None = None,
           backend: Backend | None = None, meanwhile: Callable[[], object] | None = None,
-          stop_after_timeout: bool = False) -> Report:
+          stop_after_timeout: bool = False, attempt: int | None = None) -> Report:
     """Every test's outcome, in the spec's order. Small tests run first; once one fails, big tests are
     skipped unless `run_all`. `visible_only` grades a student bundle, whose hidden tests are not there.
     `source`: the file's text, already read by the caller and vetted as `read_submission` does (a batch).
@@ -50,7 +50,8 @@ def grade(exercise: Exercise, submission: Path, *, run_all: bool = False, visibl
     `meanwhile`: the caller's own work, done while the sandbox starts and loads the file; not called when
     no sandbox is started (a predict question, a file that does not parse, a broken rule or expectation).
     `stop_after_timeout`: once a test times out, the tests left are not run (a student's check answers in
-    about one limit; a batch runs every test, for the score)."""
+    about one limit; a batch runs every test, for the score). `attempt`: which check of this exercise this
+    is for the student (`grader check` counts them; a predict question shows its answer after a few)."""
     tests = tuple(t for t in exercise.tests if not (visible_only and t.hidden))
     kind = kind_of(exercise.kind)
     backend = backend or default_backend()
@@ -79,7 +80,8 @@ def grade(exercise: Exercise, submission: Path, *, run_all: bool = False, visibl
     outcomes: dict[str, Outcome] = {}
     if not kind.runs_code:
         for test in tests:
-            outcomes[test.name] = judge(test, kind.judged_here(source), expected[test.name])
+            judged = judge(test, kind.judged_here(source), expected[test.name])
+            outcomes[test.name] = kind.review(exercise, judged, source, expected[test.name], attempt)
     else:
         with SubmissionRun(exercise, source, private_paths, backend, file_name=Path(name).name) as run:
             if meanwhile is not None:

@@ -188,18 +188,43 @@ def run_check(args: argparse.Namespace) -> ExitCode:
 def _check_once(args: argparse.Namespace, course: Course, exercise: Exercise, submission: Path,
                 meanwhile: Callable[[], object] | None = None) -> ExitCode:
     from grader.grading import grade
+    from grader.kinds import kind_of
     from grader.model import Verdict
 
+    counted = not kind_of(exercise.kind).runs_code  # a prediction's answer is shown after a few wrong checks
+    wrong_before = _wrong_checks(exercise.id) if counted else 0
     # The report's modules (rich) are imported while the sandbox starts and loads the file, on the other core.
     # A student's check stops after a timeout: an endless loop answers in about one limit, not one per test.
     report = grade(exercise, submission, run_all=args.all, visible_only=course.is_student_bundle,
                    private_paths=course.private_paths(submission.resolve().parent),
-                   meanwhile=meanwhile, stop_after_timeout=not args.all)
+                   meanwhile=meanwhile, stop_after_timeout=not args.all,
+                   attempt=wrong_before + 1 if counted else None)
+    if counted and report.verdict == Verdict.WRONG_ANSWER:
+        _wrong_checks(exercise.id, wrong_before + 1)
     renderer = output(args.format)
     if args.format == "terminal":
         renderer.inputs = _inputs(exercise)  # type: ignore[attr-defined]
     renderer.render(report, sys.stdout)
     return ExitCode.OK if report.verdict == Verdict.PASSED else ExitCode.TESTS_FAILED
+
+
+def _wrong_checks(exercise_id: str, record: int | None = None) -> int:
+    """How many wrong checks of the exercise this user made, kept beside the hints' state; `record`
+    stores a new count."""
+    from grader.cache import cache_dir
+
+    state_file = cache_dir() / "attempts.json"
+    try:
+        state = json.loads(state_file.read_text())
+    except (OSError, ValueError):
+        state = {}
+    if not isinstance(state, dict):
+        state = {}
+    if record is not None:
+        state[exercise_id] = record
+        state_file.write_text(json.dumps(state))
+    count = state.get(exercise_id, 0)
+    return count if isinstance(count, int) else 0
 
 
 def _inputs(exercise: Exercise) -> dict[str, str]:

@@ -152,6 +152,8 @@ def _given(given: str) -> Text:
 
 def _difference(outcome: Outcome) -> RenderableType:
     expected, actual = outcome.expected or "", outcome.actual
+    if outcome.details and not outcome.details.startswith("--- expected"):
+        return _prediction(outcome)
     if actual is None:
         return literal(f"expected {expected}")
     text_compare = bool(outcome.details)  # the output checker's diff; a value's check has none
@@ -166,6 +168,20 @@ def _difference(outcome: Outcome) -> RenderableType:
         grid.add_row(Text(row.label, style="bold" if row.kind in ("expected", "got") else "dim"), shown)
     caption = "· is a space, → a tab; " if text_compare else ""
     return Group(Text(caption + "^ marks the first difference", style="dim"), grid)
+
+
+def _prediction(outcome: Outcome) -> RenderableType:
+    """A predict answer: each line marked right or wrong, a hint, the answer once it is shown."""
+    parts: list[RenderableType] = []
+    for line in outcome.details.split("\n"):
+        if line.startswith("hint: "):
+            parts.append(Text.assemble(("hint: ", "bold yellow"), literal(line.removeprefix("hint: "))))
+        else:
+            parts.append(literal(line, "green" if line.startswith("✓") else "red"))
+    if outcome.expected is not None:
+        parts.append(Text("The answer:", style="bold"))
+        parts.append(Text("\n").join(literal("  " + line) for line in outcome.expected.rstrip("\n").split("\n")))
+    return Group(*parts)
 
 
 def hidden_summary(report: Report) -> Text | None:
@@ -194,6 +210,9 @@ def summary(report: Report) -> Text:
                         style="bold green")
         else:
             text.append(f"All {total} tests passed.", style="bold green")
+        return text
+    if total == 1:
+        text.append("The test did not pass." if failed else "The test was not run.", style="bold red")
         return text
     parts = []
     if failed:
