@@ -4,7 +4,7 @@ Plain strings only, no imports from grader: checkers and every output use it."""
 from __future__ import annotations
 
 _IRREGULAR = {"index": "indices", "is": "are", "was": "were", "this": "these", "it": "they"}
-_VOWEL_SOUND_EXCEPTIONS = {"one", "unique", "unit", "user", "usual", "utf-8"}  # a "u" said "you"
+_VOWEL_SOUND_EXCEPTIONS = {"one", "unicode", "unique", "unit", "user", "usual", "utf-8"}  # a "u" said "you"
 _HOUR = {"hour", "honest"}  # a silent h
 
 
