@@ -134,9 +134,11 @@ def run_start(args: argparse.Namespace) -> ExitCode:
     path = Path(args.path or f"{exercise.id}{suffix}")
     if path.exists() and not args.force:
         raise UsageError(f"{path} exists; pass --force to overwrite it")
+    if not path.parent.is_dir():
+        raise UsageError(f"no folder {path.parent}")
     path.write_text(exercise.starter, encoding="utf-8")
     console = _console()
-    console.print(f"Wrote {path}. When it is ready, run:")
+    console.print(f"Wrote {path}. When it is ready, run:", soft_wrap=True)
     # On a line of its own and never wrapped: a command broken in the middle cannot be copied.
     console.print(f"  grader check {exercise.id} {path}", soft_wrap=True)
     return ExitCode.OK

@@ -40,3 +40,14 @@ def test_the_summary_counts_hidden_tests_only_when_there_are_some(write) -> None
     assert text.splitlines()[-1] == "Score 3/3. All 3 tests passed."
     exercise, submission = write(PASSING.format(tests=three.replace("6}", "6, hidden: true}")), code, exercise_id="double")
     assert "All 3 tests passed, the 1 hidden one included." in render(grade(exercise, submission))
+
+
+def test_grader_start_never_wraps_its_command(tmp_path) -> None:
+    from tests.conftest import run_cli
+
+    target = tmp_path / "a_rather_long_folder_name_for_a_narrow_terminal" / "nq.py"
+    target.parent.mkdir()
+    done = run_cli("start", "n-queens-ii", target, env={"COLUMNS": "40"})
+    assert done.returncode == 0
+    assert f"  grader check n-queens-ii {target}" in done.stdout.splitlines()
+    assert f"Wrote {target}. When it is ready, run:" in done.stdout.splitlines()
