@@ -13,6 +13,7 @@ from grader.outputs.words import count
 WINDOW = 64  # characters of a long line or value shown around its first difference
 BEFORE = 24  # of them, before it
 CONTEXT = 2  # equal lines shown before the first differing one
+PAIRS = 3  # differing lines shown, expected over got
 
 
 @dataclass(frozen=True)
@@ -37,27 +38,35 @@ def caret(mark: int) -> Row:
 
 def output_difference(expected: str, actual: str) -> list[Row]:
     """Printed text, compared as the output checker does (trailing spaces and blank lines do not count):
-    a few equal lines, then the first line that differs, expected over got."""
+    a few equal lines, then the first lines that differ, each expected over got."""
     want, got = judge_lines(escape_controls(expected)), judge_lines(escape_controls(actual))
     first = next((i for i, (w, g) in enumerate(zip(want, got)) if w != g), min(len(want), len(got)))
     rows = [Row(f"line {i + 1}", want[i], "same") for i in range(max(0, first - CONTEXT), first)]
-    number = first + 1
-    if first < len(want) and first < len(got):
-        (shown_want, shown_got), mark = _around(visible(want[first]), visible(got[first]))
-        rows += [Row(f"line {number} expected", shown_want, "expected", mark),
-                 Row(" " * len(f"line {number}") + " got", shown_got, "got", mark), caret(mark)]
-    elif first < len(want):
-        rows += [Row(f"line {number} expected", visible(want[first]), "expected", 0),
-                 Row(" " * len(f"line {number}") + " got", f"nothing: the output ends after line {first}", "note")]
-    else:
-        rows += [Row(f"line {number} expected", f"nothing: the expected output ends after line {first}", "note"),
-                 Row(" " * len(f"line {number}") + " got", visible(got[first]), "got", 0)]
-    later = sum(w != g for w, g in zip(want[first + 1:], got[first + 1:])) + abs(len(want) - len(got))
-    later -= first >= min(len(want), len(got))  # the missing or extra line just shown
-    if later > 0:
-        rows.append(Row("", f"and {count(later, 'more line')} after it {'differs' if later == 1 else 'differ'}",
+    differing = [i for i in range(first, max(len(want), len(got)))
+                 if i >= len(want) or i >= len(got) or want[i] != got[i]]
+    for i in range(first, max(len(want), len(got))):
+        if i not in differing[:PAIRS]:
+            if i > differing[min(len(differing), PAIRS) - 1]:
+                break
+            rows.append(Row(f"line {i + 1}", want[i], "same"))
+            continue
+        rows += _pair(i, want, got)
+    if len(differing) > PAIRS:
+        later = len(differing) - PAIRS
+        rows.append(Row("", f"and {count(later, 'more line')} after {'it differs' if later == 1 else 'them differ'}",
                         "note"))
     return rows
+
+
+def _pair(i: int, want: list[str], got: list[str]) -> list[Row]:
+    """Line i expected over got, a caret at their first difference; a missing line said in words."""
+    label, under = f"line {i + 1} expected", " " * len(f"line {i + 1}") + " got"
+    if i < len(want) and i < len(got):
+        (shown_want, shown_got), mark = _around(visible(want[i]), visible(got[i]))
+        return [Row(label, shown_want, "expected", mark), Row(under, shown_got, "got", mark), caret(mark)]
+    if i < len(want):
+        return [Row(label, visible(want[i]), "expected", 0), Row(under, f"nothing: the output ends after line {i}", "note")]
+    return [Row(label, f"nothing: the expected output ends after line {i}", "note"), Row(under, visible(got[i]), "got", 0)]
 
 
 def _around(want: str, got: str) -> tuple[tuple[str, str], int]:

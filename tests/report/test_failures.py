@@ -86,7 +86,7 @@ def test_an_output_difference_is_expected_over_got_with_whitespace_and_the_input
     assert expected.endswith("3·total") or "3·total " in expected
     assert "3··total" in got
     assert caret.index("^") == got.index("··") + 1
-    assert "and 1 more line after it differs" in text
+    assert "line 3 expected  6·total" in text and "3··total" in text
 
 
 def test_a_timeout_says_what_happened_and_the_tests_left_are_not_run(write) -> None:
