@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from grader.model import MISSING, CheckerSpec, Exercise, Kind, Limits  # noqa: E402
+from grader.model import MISSING, CheckerSpec, Exercise, Limits  # noqa: E402
 from grader.model import Test as SpecTest  # noqa: E402
 from grader.running import SubmissionRun  # noqa: E402
 from grader.sandbox.isolation import child_python, detect  # noqa: E402
@@ -48,7 +48,7 @@ def make_test(call: str) -> SpecTest:
                     points=1, checker=CheckerSpec("value"), limits=Limits(cpu=2.0))
 
 
-EXERCISE = Exercise(id="bench", title="bench", kind=Kind.FUNCTION, statement="",
+EXERCISE = Exercise(id="bench", title="bench", kind="function", statement="",
                     tests=tuple(make_test(c) for c in CALLS), path=Path("/nonexistent/exercises/bench.yaml"),
                     entry="count_queens")
 

@@ -5,6 +5,7 @@ no hidden test and no reference."""
 from __future__ import annotations
 
 import math
+import shutil
 from dataclasses import dataclass, fields
 from pathlib import Path
 
@@ -14,8 +15,9 @@ from grader.checkers import judge_lines, typed
 from grader.course import STUDENT_BUNDLE_MARKER
 from grader.errors import SpecError, UsageError
 from grader.expected import ExpectationError, expected_values
+from grader.forms import form_of
 from grader.kinds import kind_of
-from grader.model import MISSING, CalibrationRule, CheckerSpec, Exercise, Limits, Rule, Test
+from grader.model import MISSING, CalibrationRule, CheckerSpec, Exercise, Generated, Limits, Rule, Test
 from grader.spec import load_exercise
 
 KEY_ORDER = ("title", "kind", "entry", "prelude", "statement", "snippet", "starter", "hints", "limits",
@@ -107,18 +109,30 @@ def _test(exercise: Exercise, test: Test, expected: dict[str, object]) -> dict[s
         entry["stdin"] = test.stdin
     if test.compare != kind.default_compare:
         entry["compare"] = test.compare
-    if test.name in expected:
+    form_entry = form_of(test).spec_entry(test, expected.get(test.name, MISSING))
+    if form_entry is not None:
+        entry.update(form_entry)
+    elif test.name in expected:
         value = expected[test.name]
         text_compare = test.compare == "output"
         if text_compare and test.checker.name == "output":
             value = str(value).rstrip("\n")  # the output checker ignores trailing blank lines: "2 4", not "2 4\n"
         entry.update({"expect": str(value)} if text_compare else value_expect(value))
+    if test.given:
+        entry["given"] = {name: {"generator": value.generator, "args": dict(value.args)}
+                          if isinstance(value, Generated) else value for name, value in test.given}
+    for key in ("feedback", "description"):
+        if getattr(test, key):
+            entry[key] = getattr(test, key)
     for flag in ("hidden", "big"):
         if getattr(test, flag):
             entry[flag] = True
     if test.points != 1:
         entry["points"] = test.points
-    if test.checker != CheckerSpec(test.compare):
+    if test.checker.name == "custom":
+        args = dict(test.checker.args)
+        entry["checker"] = {"file": Path(str(args["file"])).name, "function": args["function"]}
+    elif test.checker != CheckerSpec(test.compare) and test.form != "raises":
         entry["checker"] = (test.checker.name if not test.checker.args
                             else {"name": test.checker.name, "args": dict(test.checker.args)})
     entry["limits"] = _limit_changes(test.limits, exercise.limits)
@@ -168,6 +182,7 @@ def export_student_bundle(exercises: list[Exercise], root: Path, *, force: bool 
         except ExpectationError as error:
             raise UsageError(f"cannot export {exercise.id}: {error}") from None
         path = folder / f"{exercise.id}.yaml"
+        _copy_course_files(visible, folder)
         write_spec(exercise_spec(exercise, visible, {t.name: expected[t.name] for t in visible if t.name in expected}),
                    path)
         _check_round_trip(path, exercise, visible, expected)
@@ -178,6 +193,15 @@ def export_student_bundle(exercises: list[Exercise], root: Path, *, force: bool 
     return Bundle(root, folder, written, skipped)
 
 
+def _copy_course_files(tests: tuple[Test, ...], folder: Path) -> None:
+    """The course's own code the visible tests name (a checker file, generators.py), beside the bundle's specs."""
+    for test in tests:
+        sources = [Path(str(dict(test.checker.args)["file"]))] if test.checker.name == "custom" else []
+        sources += [value.source for _, value in test.given if isinstance(value, Generated)]
+        for source in sources:
+            shutil.copyfile(source, folder / source.name)
+
+
 def _check_round_trip(path: Path, exercise: Exercise, visible: tuple[Test, ...], expected: dict[str, object]) -> None:
     """The bundle's spec must load and mean the same tests: anything else is a bug here, not a student's."""
     try:
@@ -185,10 +209,11 @@ def _check_round_trip(path: Path, exercise: Exercise, visible: tuple[Test, ...],
     except SpecError as error:
         raise RuntimeError(f"the exported spec {path} does not load: {error}") from None
     for original, copy in zip(visible, loaded.tests):
-        same = (original.name, original.call, original.stdin, original.compare, original.checker) == \
-               (copy.name, copy.call, copy.stdin, copy.compare, copy.checker)
+        judged = "" if original.form == "raises" else original.checker.label  # an exception has no checker
+        same = (original.name, original.call, original.stdin, original.compare, judged, original.form, original.raises) \
+            == (copy.name, copy.call, copy.stdin, copy.compare, judged and copy.checker.label, copy.form, copy.raises)
         want = expected.get(original.name, MISSING)
-        if want is not MISSING and copy.expect is not MISSING:
+        if want is not MISSING and copy.expect is not MISSING and original.form == "call":
             text = isinstance(copy.expect, str) and original.compare == "output"
             same = same and (judge_lines(str(want)) == judge_lines(copy.expect) if text  # type: ignore[arg-type]
                              else typed(want) == typed(copy.expect))

@@ -75,8 +75,54 @@ class Limits:
 
 @dataclass(frozen=True)
 class CheckerSpec:
-    name: str
+    name: str  # a name in grader.checkers.CHECKERS ("custom": the course's own, in args file and function)
     args: tuple[tuple[str, object], ...] = ()
+
+    @property
+    def label(self) -> str:
+        """How messages name it: 'close', or 'any_queens_check.py:check' for a course's own."""
+        args = dict(self.args)
+        return f"{Path(str(args['file'])).name}:{args['function']}" if self.name == "custom" else self.name
+
+
+@dataclass(frozen=True)
+class Generated:
+    """A `given` value made by a function of the course's generators.py, in the grader (grader.forms.given)."""
+
+    source: Path  # the generators.py file
+    generator: str
+    args: tuple[tuple[str, object], ...] = ()
+
+
+@dataclass(frozen=True)
+class ExpectedRaise:
+    """`raises:` an exception of this built-in class (a subclass counts) whose message contains `message`."""
+
+    cls: str
+    message: str = ""
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a `steps` test: a statement (its value is not compared) or an expression."""
+
+    code: str
+    expression: bool
+    expect: object = None  # a written value; MISSING: the reference's (only when `written` is False)
+    written: bool = False  # `expect_literal` was written
+    raises: ExpectedRaise | None = None  # a written expected exception
+
+
+@dataclass(frozen=True)
+class ProgramIO:
+    """A program test's command line and files (grader.forms.program_io)."""
+
+    args: tuple[str, ...] = ()
+    files: tuple[tuple[str, str], ...] = ()  # written into the working folder before the run
+    output_files: tuple[str, ...] = ()  # read back after it and compared
+    expect_files: tuple[tuple[str, str], ...] = ()  # written expectations of some of output_files
+    exit_status: int | None = None  # None: the reference's, or 0 without one
+    stderr: str | None = None  # None: not checked; "nonempty"; or a text stderr must contain
 
 
 @dataclass(frozen=True)
@@ -94,6 +140,13 @@ class Test:
     checker: CheckerSpec
     limits: Limits
     line: int = 0  # where the test starts in the spec, for messages
+    form: str = "call"  # a name in grader.forms.FORMS: how the test is run and judged
+    given: tuple[tuple[str, object], ...] = ()  # names bound for the call: plain values or Generated
+    raises: ExpectedRaise | None = None
+    steps: tuple[Step, ...] = ()
+    io: ProgramIO | None = None
+    feedback: str = ""  # shown when the test fails (a hidden test's only text)
+    description: str = ""  # what the student sees of the test besides its name
 
 
 class _Missing:
@@ -163,6 +216,7 @@ class RunResult:
     fault: Fault = Fault.NONE
     error_type: str = ""  # the exception class the submission raised (fault RAISED or OUT_OF_MEMORY)
     error_message: str = ""
+    error_bases: tuple[str, ...] = ()  # the built-in exception classes `error_type` is (or subclasses)
     traceback: str = ""  # the submission's own frames only
     exit_code: int | None = 0
     signal: int | None = None
@@ -171,6 +225,8 @@ class RunResult:
     timing: Timing = Timing.IN_TIME
     output_truncated: bool = False
     sandbox_error: str = ""  # the sandbox itself failed: a grader error
+    steps: tuple[dict[str, object], ...] = ()  # a steps test: each step's {"value": v} or its exception
+    files: tuple[tuple[str, str | None], ...] = ()  # a program's output files as read back (None: not written)
 
     @property
     def timed_out(self) -> bool:
@@ -182,6 +238,11 @@ class CheckResult:
     passed: bool
     feedback: str = ""  # one line: "expected 3, got 4"
     details: str = ""  # a structural difference, longer
+    fraction: float | None = None  # of the test's points; None: all when passed, none otherwise
+
+    @property
+    def score(self) -> float:
+        return self.fraction if self.fraction is not None else (1.0 if self.passed else 0.0)
 
 
 @dataclass(frozen=True)
@@ -200,6 +261,7 @@ class Outcome:
     actual: str | None = None
     cpu_seconds: float = 0.0
     limit_seconds: float = 0.0
+    description: str = ""  # the test's `description`, shown hidden or not
 
 
 @dataclass(frozen=True)

@@ -90,7 +90,23 @@ def result_from(frame: Frame, limits: Limits, kind: SubmissionKind) -> RunResult
         wall_seconds=frame.wall_seconds,
         timing=timing,
         output_truncated=truncated,
+        error_bases=_names(outcome.get("error_bases")),
+        steps=tuple(step if isinstance(step, dict) else {"unreadable": True} for step in _list(outcome.get("steps"))),
+        files=tuple((str(name), text if isinstance(text, str) else None)
+                    for name, text in _dict(outcome.get("files")).items()),
     )
+
+
+def _names(value: object) -> tuple[str, ...]:
+    return tuple(str(name) for name in _list(value))
+
+
+def _list(value: object) -> list[object]:
+    return value if isinstance(value, list) else []
+
+
+def _dict(value: object) -> dict[object, object]:
+    return value if isinstance(value, dict) else {}
 
 
 def _decode_result(text: str) -> dict[str, object]:

@@ -7,6 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
 
+from grader.forms import request_fields
 from grader.kinds import kind_of
 from grader.model import Exercise, RunResult, Test
 from grader.replies import load_failure_from, result_from
@@ -86,6 +87,7 @@ class SubmissionRun:
             "margin": BORDERLINE_MARGIN,
             "memory": test.limits.memory << 20,
             "output": test.limits.output << 10,
+            **request_fields(test),  # the test form's own fields (steps, given values, files...)
         }
 
     def _start(self) -> None:

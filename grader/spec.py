@@ -14,6 +14,8 @@ import yaml
 
 from grader.checkers import CHECKERS
 from grader.errors import SpecError, SpecProblem
+from grader.forms import COMMON_KEYS, FORM_KEYS, FORMS, TestForm
+from grader.forms.given import read_given
 from grader.kinds import KINDS, SubmissionKind
 from grader.model import MISSING, CalibrationRule, CheckerSpec, Exercise, Limits, Rule, Test
 
@@ -21,7 +23,7 @@ EXERCISE_KEYS = ("title", "kind", "entry", "statement", "starter", "hints", "pre
                  "checker", "require", "forbid", "tests",
                  "calibration", *(key for kind in KINDS.values() for key in kind.own_keys))
 TEST_KEYS = ("name", "call", "stdin", "compare", "expect", "expect_literal", "hidden", "big", "points",
-             "checker", "limits")
+             "checker", "limits", *COMMON_KEYS, *FORM_KEYS)
 LIMIT_KEYS = tuple(f.name for f in fields(Limits) if f.name != "cpu_written")
 CALIBRATION_KEYS = tuple(f.name for f in fields(CalibrationRule))
 ID_PATTERN = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -198,16 +200,22 @@ def _checker(reader: _Reader, node: yaml.Node | None, default: CheckerSpec) -> C
         return default
     args_node: yaml.Node | None = None
     if isinstance(node, yaml.MappingNode):
+        if any(key.value == "file" for key, _ in node.value):
+            return _custom_checker(reader, node, default)
         keys = reader.mapping(node, ("name", "args"), "checker")
         name_node = keys.get("name", node)
         args_node = keys.get("args")
     else:
         name_node = node
     name = reader.text(name_node, "checker name")
+    if name == "custom":
+        reader.problem(name_node, "a course's own checker is written {file: my_check.py, function: check}")
+        return default
     if name not in CHECKERS:
         close = difflib.get_close_matches(name, CHECKERS, n=1)
         hint = f" (did you mean '{close[0]}'?)" if close else ""
-        reader.problem(name_node, f"unknown checker '{name}'{hint}; known checkers: {', '.join(sorted(CHECKERS))}")
+        known = ", ".join(sorted(set(CHECKERS) - {"custom"}))
+        reader.problem(name_node, f"unknown checker '{name}'{hint}; known checkers: {known}")
         return default
     args = reader.value(args_node) if args_node is not None else {}
     if not isinstance(args, dict):
@@ -219,6 +227,29 @@ def _checker(reader: _Reader, node: yaml.Node | None, default: CheckerSpec) -> C
         reader.problem(args_node or node, f"checker '{name}' does not take these args: {error}")
         return default
     return CheckerSpec(name, tuple(sorted(args.items())))
+
+
+def _custom_checker(reader: _Reader, node: yaml.Node, default: CheckerSpec) -> CheckerSpec:
+    """{file: any_queens_check.py, function: check}: the file beside the exercise specs must define it."""
+    keys = reader.mapping(node, ("file", "function"), "checker")
+    if "function" not in keys:
+        reader.problem(node, "a checker file needs 'function': the name of the function to call")
+        return default
+    file_name, function = reader.text(keys["file"], "checker file"), reader.text(keys["function"], "checker function")
+    path = reader.path.parent / file_name
+    if not path.is_file():
+        reader.problem(keys["file"], f"checker file '{file_name}' not found: it must be in {reader.path.parent}")
+        return default
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    except (SyntaxError, UnicodeDecodeError) as error:
+        reader.problem(keys["file"], f"checker file '{file_name}' is not valid Python: {error}")
+        return default
+    defined = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    if function not in defined:
+        reader.problem(keys["function"], f"checker file '{file_name}' defines no function '{function}'")
+        return default
+    return CheckerSpec("custom", (("file", str(path.resolve())), ("function", function)))
 
 
 def _rules(reader: _Reader, node: yaml.Node | None, where: str) -> tuple[Rule, ...]:
@@ -273,7 +304,8 @@ def _test(reader: _Reader, node: yaml.Node, kind: SubmissionKind, limits: Limits
     if "name" not in keys:
         reader.problem(node, "missing key 'name': every test needs a name students can see")
     where = f"test '{name}'"
-    call, stdin = kind.test_input(reader, keys, node, where)
+    form = _form(reader, keys, kind, where)
+    call, stdin = kind.test_input(reader, keys, node, where) if form.takes_call else (None, None)
     compare = reader.text(keys.get("compare"), "compare", kind.default_compare)
     if compare not in ("value", "output"):
         reader.problem(keys["compare"], f"compare must be 'value' or 'output', not '{compare}'")
@@ -286,7 +318,9 @@ def _test(reader: _Reader, node: yaml.Node, kind: SubmissionKind, limits: Limits
     # The exercise's checker applies to what it was written for: returned values, or a program's output.
     inherited = checker if checker and (compare == kind.default_compare) else CheckerSpec(compare)
     test_checker = _checker(reader, keys.get("checker"), inherited)
-    return Test(
+    if "given" in keys and kind.harness_mode != "module":
+        reader.problem(keys["given"], f"'given' binds names for a call: {where} is not a function test")
+    test = Test(
         name=name,
         call=call,
         stdin=stdin,
@@ -298,7 +332,28 @@ def _test(reader: _Reader, node: yaml.Node, kind: SubmissionKind, limits: Limits
         checker=test_checker,
         limits=_limits(reader, keys.get("limits"), limits, f"the limits of {where}"),
         line=node.start_mark.line + 1,
+        form=form.name,
+        given=read_given(reader, keys["given"], where, reader.path) if "given" in keys else (),
+        feedback=reader.text(keys.get("feedback"), f"feedback of {where}"),
+        description=reader.text(keys.get("description"), f"description of {where}"),
     )
+    return form.read(reader, keys, test, where)
+
+
+def _form(reader: _Reader, keys: dict[str, yaml.Node], kind: SubmissionKind, where: str) -> TestForm:
+    """The test's form, chosen by the keys it writes (the plain call or run when none)."""
+    chosen = [form for form in FORMS.values() if any(key in keys for key in form.keys)]
+    for form in chosen[1:]:
+        first = next(key for key in form.keys if key in keys)
+        other = next(key for key in chosen[0].keys if key in keys)
+        reader.problem(keys[first], f"{where} has both '{other}' and '{first}': a test is one of them")
+    form = chosen[0] if chosen else FORMS["call"]
+    if form.kinds and kind.name not in form.kinds:
+        key = next(key for key in form.keys if key in keys)
+        tests = " or ".join(f"{k} exercises" for k in form.kinds)
+        reader.problem(keys[key], f"'{key}' is for {tests}; {where} is in a {kind.name} exercise")
+        return FORMS["call"]
+    return form
 
 
 def _is_print(call: str) -> bool:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from grader.checkers import CHECKERS, show, show_pair
+from grader.checkers import CheckerError
+from grader.forms import form_of
 from grader.model import Fault, Outcome, RunResult, Test, Timing, Verdict
 
 # How a fault the grader observed is named in feedback (a raised exception is named by its class).
@@ -13,30 +14,31 @@ FAULT_LABELS = {Fault.DIED: "ProcessDied", Fault.UNREADABLE: "UnreadableValue", 
 
 
 def judge(test: Test, result: RunResult, expected: object) -> Outcome:
-    """The verdict for one run: what went wrong in the run first, then the checker's word."""
+    """The verdict for one run: what went wrong in the run first, then the form's (and checker's) word."""
+    form = form_of(test)
     verdict, feedback, details = verdict_for(test, result)
-    actual: object = None
-    shown_expected: str | None = None
-    text_compare = test.compare == "output"
+    score = 0.0
     if verdict is None:
-        actual = result.stdout if text_compare else result.value
-        check = CHECKERS[test.checker.name](expected, actual, **dict(test.checker.args))
-        verdict = Verdict.PASSED if check.passed else Verdict.WRONG_ANSWER
-        feedback, details = check.feedback, check.details
-    if not test.hidden:
-        if text_compare:
-            shown_expected, actual_text = str(expected), result.stdout
-        elif result.has_value:
-            shown_expected, actual_text = show_pair(expected, actual)
+        try:
+            check = form.check(test, result, expected)
+        except CheckerError as error:
+            verdict, feedback = Verdict.GRADER_ERROR, str(error)
         else:
-            shown_expected, actual_text = show(expected, 2000), None
+            verdict = Verdict.PASSED if check.passed else Verdict.WRONG_ANSWER
+            feedback, details, score = check.feedback, check.details, check.score
+    shown_expected = actual_text = None
+    if not test.hidden:
+        if verdict not in (Verdict.GRADER_ERROR, Verdict.PASSED) and test.feedback:
+            feedback = f"{feedback} — {test.feedback}" if feedback else test.feedback
+        shown_expected, actual_text = form.shown(test, result, expected)
     else:
-        actual_text, details = None, ""  # a hidden test shows its name and verdict, nothing it could leak
-        feedback = hidden_feedback(verdict, feedback)
+        details = ""  # a hidden test shows its name and verdict, nothing it could leak
+        hint = test.feedback and verdict not in (Verdict.PASSED, Verdict.GRADER_ERROR)
+        feedback = test.feedback if hint else hidden_feedback(verdict, feedback)
     return Outcome(
         test=test.name,
         verdict=verdict,
-        points=test.points if verdict == Verdict.PASSED else 0.0,
+        points=score * test.points,
         max_points=test.points,
         hidden=test.hidden,
         big=test.big,
@@ -47,12 +49,14 @@ def judge(test: Test, result: RunResult, expected: object) -> Outcome:
         # A hidden test's exact time could encode its input: a tenth of a second is all it shows.
         cpu_seconds=round(result.cpu_seconds, 1) if test.hidden else result.cpu_seconds,
         limit_seconds=test.limits.cpu,
+        description=test.description,
     )
 
 
 def verdict_for(test: Test, result: RunResult) -> tuple[Verdict | None, str, str]:
-    """(verdict, feedback, details) when the run itself went wrong; (None, ...) when the checker decides."""
-    limit = test.limits
+    """(verdict, feedback, details) when the run itself went wrong; (None, ...) when the checker decides.
+    A test's form may take a raised exception, or a non-zero exit status, as its answer."""
+    limit, form = test.limits, form_of(test)
     if result.sandbox_error:
         return Verdict.GRADER_ERROR, result.sandbox_error, ""
     if result.timing is not Timing.IN_TIME:
@@ -69,13 +73,13 @@ def verdict_for(test: Test, result: RunResult) -> tuple[Verdict | None, str, str
         return Verdict.OUTPUT_LIMIT, f"printed more than {limit.output} KiB", ""
     if result.fault is Fault.OUT_OF_MEMORY:
         return Verdict.MEMORY_LIMIT, f"ran out of memory (limit {limit.memory} MiB)", result.traceback
-    if result.fault is not Fault.NONE:
+    if result.fault is not Fault.NONE and not (form.judges_raise and result.fault is Fault.RAISED):
         label = result.error_type if result.fault is Fault.RAISED else FAULT_LABELS[result.fault]
         message = f"{label}: {result.error_message}" if result.error_message else label
         return Verdict.RUNTIME_ERROR, message, result.traceback
     if result.signal is not None:
         return Verdict.RUNTIME_ERROR, f"the process was killed by signal {result.signal}", ""
-    if result.exit_code not in (0, None):
+    if result.exit_code not in (0, None) and not form.judges_exit:
         return Verdict.RUNTIME_ERROR, f"exited with status {result.exit_code}", result.stderr[-2000:]
     return None, "", ""
 

@@ -6,7 +6,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from grader.model import MISSING, Compare, Exercise, Outcome, RunResult, Test
+from grader.forms import form_of
+from grader.model import Compare, Exercise, Outcome, RunResult, Test
 
 if TYPE_CHECKING:
     import yaml
@@ -40,6 +41,8 @@ class SubmissionKind:
         """Report the exercise-level keys this kind needs or refuses."""
         if entry is not None and entry.isidentifier():  # a bad name is reported as such
             reader.problem(keys["entry"], f"'entry' is for function exercises; a {self.name} exercise has none")
+        if "prelude" in keys:  # it would be accepted and never run
+            reader.problem(keys["prelude"], f"'prelude' is for function exercises; a {self.name} exercise runs none")
 
     def test_input(self, reader: SpecReader, keys: dict[str, yaml.Node], node: yaml.Node,
                    where: str) -> tuple[str | None, str | None]:
@@ -63,7 +66,7 @@ class SubmissionKind:
 
     def unwritten(self, exercise: Exercise) -> list[Test]:
         """The tests whose expected answers the source of truth must produce."""
-        return [test for test in exercise.tests if test.expect is MISSING]
+        return [test for test in exercise.tests if form_of(test).needs_reference(test)]
 
     truth_label: str = "the reference"  # how messages name the source of truth
     expect_label: str = "the written expect"

@@ -30,6 +30,8 @@ def test_entry(outcome: Outcome) -> dict[str, object]:
         "cpu_seconds": round(outcome.cpu_seconds, 4),
         "limit_seconds": outcome.limit_seconds,
     }
+    if outcome.description:  # what the student reads of the test besides its name, hidden or not
+        entry["description"] = outcome.description
     if not outcome.hidden:  # a hidden test never carries its input, expected value or the output
         entry.update(expected=outcome.expected, actual=outcome.actual, details=outcome.details)
     return entry

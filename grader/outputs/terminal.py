@@ -92,6 +92,8 @@ def tests_table(report: Report, stopped: Outcome | None) -> Table:
             name.append(" (hidden)", style="dim")
         if outcome.big:
             name.append(" (big)", style="dim")
+        if outcome.description:
+            name.append(f": {escape_controls(outcome.description)}", style="dim")
         verdict = Text(NOT_RUN, style="dim") if stopped else verdict_text(outcome.verdict)
         row: list[RenderableType] = [str(number), name, verdict, "" if stopped else cpu_time(outcome),
                                      f"{points(outcome.points)}/{points(outcome.max_points)}"]

@@ -66,7 +66,7 @@ def literal(value, depth=0):
         return _repr_int(value)
     if kind is float:
         if value != value:
-            raise ValueError("the value contains nan")
+            return "NaN"  # judged in the grader: nan equals nothing unless a checker says so
         return "Infinity" if value == float("inf") else "-Infinity" if value == float("-inf") else _repr_float(value)
     if kind is str:
         return _json_str(value)
@@ -100,7 +100,20 @@ def describe(error, limit=40):
     rows = text.splitlines()
     if len(rows) > limit:
         rows = rows[: limit // 2] + ["    ... (%d lines cut)" % (len(rows) - limit)] + rows[-limit // 2 :]
-    return {"error_type": type(error).__name__, "message": str(error)[:500], "traceback": "\n".join(rows)}
+    return {"error_type": type(error).__name__, "message": str(error)[:500], "traceback": "\n".join(rows),
+            "error_bases": builtin_bases(type(error))}
+
+
+# Taken before the submission runs: a student class named ValueError, or one put in builtins, is not one of them.
+_BUILTIN_ERRORS = tuple((name, cls) for name, cls in vars(builtins).items()
+                        if isinstance(cls, type) and issubclass(cls, BaseException))
+_issubclass = issubclass
+
+
+def builtin_bases(cls):
+    """The built-in exception classes `cls` is or subclasses, by name. issubclass asks the built-in class's
+    own metaclass (type), so a student metaclass cannot claim a base its class lacks."""
+    return [name for name, base in _BUILTIN_ERRORS if _issubclass(cls, base)]
 
 
 def load(setup):
@@ -121,18 +134,79 @@ def load(setup):
 
 def run_test(request, code, namespace):
     """In the test child: run one test; return a dict of plain data (raised errors are data too)."""
+    if request["call"] is None:
+        return run_script(request, code)
     try:
-        if request["call"] is None:
-            sys.argv = [SOURCE_NAME]
-            exec(code, {"__name__": "__main__", "__builtins__": builtins, "__file__": SOURCE_NAME})
-            return {"done": True}
-        value = eval(compile(request["call"], "<test>", "eval"), namespace)
+        if request.get("steps") is not None:
+            return {"steps": run_steps(request, namespace)}
+        given = request.get("given")
+        value = eval(compile(request["call"], "<test>", "eval"), namespace, *((dict(given),) if given else ()))
         return {"done": True} if request["compare"] == "output" else {"value": value}
     except SystemExit as stop:
-        status = stop.code
-        return {"exit_code": status if type(status) is int else (0 if status is None else 1)}
+        return {"exit_code": exit_status(stop)}
     except BaseException as error:  # noqa: BLE001 - every failure of the submission is data
         return describe(error)
+
+
+def exit_status(stop):
+    status = stop.code
+    if type(status) is int or status is None:
+        return status or 0
+    try:
+        sys.stderr.write(str(status) + "\n")  # as Python does for sys.exit("message")
+    except BaseException:  # noqa: BLE001 - a replaced stderr is the student's business
+        pass
+    return 1
+
+
+def run_script(request, code):
+    """A program test: its files written, run as __main__ with its arguments, its output files read back."""
+    sys.argv = [SOURCE_NAME, *request.get("args", ())]
+    for name, text in request.get("files", ()):
+        with open(name, "w", encoding="utf-8") as file:
+            file.write(text)
+    try:
+        exec(code, {"__name__": "__main__", "__builtins__": builtins, "__file__": SOURCE_NAME})
+        result = {"done": True}
+    except SystemExit as stop:
+        result = {"exit_code": exit_status(stop)}
+    except BaseException as error:  # noqa: BLE001 - every failure of the submission is data
+        result = describe(error)
+    outputs = request.get("output_files")
+    if outputs:
+        result["files"] = {name: read_output(name) for name in outputs}
+    return result
+
+
+def read_output(name, cap=RESULT_CAP // 2):
+    """A file the program wrote, as text (None: it wrote none); only its first `cap` bytes."""
+    try:
+        with open(name, "rb") as file:
+            return file.read(cap).decode("utf-8", "backslashreplace")
+    except OSError:
+        return None
+
+
+def run_steps(request, namespace):
+    """Every step in turn, in a scope of its own with the `given` names (as a call's): a statement's outcome
+    is that it ran, an expression's its value, an exception is data; the grader decides which step failed."""
+    scope = dict(request.get("given") or ())
+    outcomes = []
+    for text, expression in request["steps"]:
+        try:
+            if expression:
+                value = eval(compile(text, "<test>", "eval"), namespace, scope)
+                literal(value)  # not plain data: this step's error, not the whole reply's
+                outcomes.append({"value": value})
+            else:
+                exec(compile(text, "<test>", "exec"), namespace, scope)
+                outcomes.append({"done": True})
+        except SystemExit as stop:
+            outcomes.append({"exit_code": exit_status(stop)})
+            break
+        except BaseException as error:  # noqa: BLE001 - every failure of the submission is data
+            outcomes.append(describe(error))
+    return outcomes
 
 
 def lower(which, soft, hard):

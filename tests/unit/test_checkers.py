@@ -93,3 +93,44 @@ def test_a_board_counted_on_the_fast_path_matches_the_same_board_on_the_slow_pat
     # board both sides hold must still count as the same item.
     feedback = unordered([[".Q"], ["Q."]], [[".Q"], ("Q.",)]).feedback
     assert feedback == "1 missing, 1 extra (expected 2 items in any order, got 2)"
+
+
+# ---------------------------------------------------------------- close: numbers within a tolerance
+from grader.checkers.close import close  # noqa: E402
+
+
+@pytest.mark.parametrize(("expected", "actual"), [
+    (1.0, 1.0 + 1e-12), (3.0, 3), ([0.1 + 0.2, (1.0,)], [0.3, (1.0,)]), ({"a": 1e-13}, {"a": 0.0}),
+])
+def test_close_accepts_numbers_within_tolerance(expected: object, actual: object) -> None:
+    assert close(expected, actual).passed
+
+
+@pytest.mark.parametrize(("expected", "actual", "feedback"), [
+    (1.0, 1.1, "expected 1.0, got 1.1: off by 0.1, 0.1 relative"),
+    ([1.0, 2.0], [1.0, 2.5], "expected 2.0 at [1], got 2.5: off by 0.5, 0.25 relative"),
+    (1.0, "1.0", "expected a number, got a str: '1.0'"),
+    (1.0, None, "expected a number, got a None: None"),
+    (1.0, True, "expected a number, got a bool: True"),
+    ([1.0], (1.0,), "expected a list, got a tuple: (1.0,)"),
+    ([1.0], [1.0, 2.0], "expected 1 items, got 2"),
+    ({"a": 1.0}, {"b": 1.0}, "expected the keys ['a'], got ['b']"),
+    (float("nan"), float("nan"), "expected nan, got nan (nan equals nothing)"),
+])
+def test_close_refuses_with_the_first_item_out_of_tolerance(expected: object, actual: object, feedback: str) -> None:
+    check = close(expected, actual)
+    assert not check.passed and check.feedback == feedback
+
+
+def test_close_tolerances_and_nan_are_settable() -> None:
+    assert close(100.0, 100.5, rel=0.01).passed and not close(100.0, 102.0, rel=0.01).passed
+    assert close(0.0, 0.001, abs=0.01).passed
+    assert close(float("nan"), float("nan"), nan_equal=True).passed
+
+
+def test_close_refuses_a_float_subclass_whatever_its_eq_says() -> None:
+    class Liar(float):
+        def __eq__(self, other: object) -> bool:
+            return True
+
+    assert not close(1.0, Liar(5.0)).passed

@@ -76,7 +76,7 @@ def test_invalid_yaml_names_the_position(tmp_path: Path) -> None:
 def test_unknown_checker_lists_the_known_ones(tmp_path: Path) -> None:
     text = GOOD.replace("    expect: 3", "    expect: 3\n    checker: unorderd")
     assert problems(tmp_path, text) == [
-        "add.yaml:9:14: unknown checker 'unorderd' (did you mean 'unordered'?); known checkers: output, unordered, value"]
+        "add.yaml:9:14: unknown checker 'unorderd' (did you mean 'unordered'?); known checkers: close, output, unordered, value"]
 
 
 def test_checker_args_are_checked_against_the_checker(tmp_path: Path) -> None:
@@ -170,3 +170,119 @@ def test_file_name_is_the_id(tmp_path: Path) -> None:
 def test_empty_file(tmp_path: Path) -> None:
     assert problems(tmp_path, "") == [
         "add.yaml:1:1: the file is empty; an exercise needs title, kind, statement and tests"]
+
+
+# ---------------------------------------------------------------- the test forms of issue 14
+PROGRAM = """\
+title: Copy
+kind: program
+statement: Copy.
+tests:
+  - name: one
+"""
+STEPS = GOOD.replace("    call: add(1, 2)\n    expect: 3\n", "")  # a test with a name only: steps follow
+
+
+def _with(extra: str) -> str:
+    return GOOD.replace("    expect: 3\n", extra)
+
+
+FORM_PROBLEMS = [
+    (_with("    raises: EmptyError\n"), {}, "add.yaml:8:13: raises of test 'add(1, 2)': 'EmptyError' is not a "
+     "built-in exception class (ValueError, TypeError, KeyError, IndexError...)"),
+    (_with("    raises: {message: empty}\n"), {},
+     "add.yaml:8:13: raises of test 'add(1, 2)' needs a class, e.g. {class: ValueError, message: empty}"),
+    (_with("    raises: {class: ValueError, text: empty}\n"), {},
+     "add.yaml:8:33: unknown key 'text' in raises of test 'add(1, 2)'; known keys: class, message"),
+    (_with("    expect: 3\n    raises: ValueError\n"), {},
+     "add.yaml:8:13: test 'add(1, 2)' expects an exception: 'expect' has nothing to judge"),
+    (PROGRAM + "    raises: ValueError\n", {},
+     "add.yaml:6:13: 'raises' is for function exercises; test 'one' is in a program exercise"),
+    (_with("    raises: ValueError\n    steps: [x = 1]\n"), {},
+     "add.yaml:9:12: test 'add(1, 2)' has both 'raises' and 'steps': a test is one of them"),
+    (STEPS + "    steps: []\n", {},
+     "add.yaml:7:12: steps of test 'add(1, 2)' must be a non-empty list of statements and expressions"),
+    (_with("    steps: [x = 1]\n"), {}, "add.yaml:7:11: test 'add(1, 2)' has steps: 'call' belongs in a step"),
+    (STEPS + "    steps: ['x = = 1']\n", {},
+     "add.yaml:7:13: step 'x = = 1' of test 'add(1, 2)' is not Python: invalid syntax"),
+    (STEPS + "    steps: [{raises: ValueError}]\n", {},
+     "add.yaml:7:13: a step of test 'add(1, 2)' needs 'do': the statement or expression it runs"),
+    (STEPS + "    steps: [{do: x = 1, expect_literal: '1'}]\n", {},
+     "add.yaml:7:41: step 'x = 1' of test 'add(1, 2)' is a statement: it has no value to expect"),
+    (STEPS + "    steps: [{do: 'add(1, 2)', expect_literal: 'nope('}]\n", {},
+     "add.yaml:7:47: expect_literal of step 'add(1, 2)' is not a Python literal: 'nope('"),
+    (STEPS + "    steps: [{do: 'add(1, 2)', expect_literal: '3', raises: ValueError}]\n", {},
+     "add.yaml:7:47: step 'add(1, 2)' of test 'add(1, 2)' has both 'raises' and 'expect_literal'"),
+    (_with("    given: [1, 2]\n"), {}, "add.yaml:8:12: given of test 'add(1, 2)' must be a mapping of names to values"),
+    (_with("    given: {2x: 1}\n"), {}, "add.yaml:8:13: given of test 'add(1, 2)': '2x' is not a Python name"),
+    (_with("    given: {xs: {generator: floats}}\n"), {},
+     "add.yaml:8:29: given 'xs' of test 'add(1, 2)' names generator 'floats' but there is no generators.py"),
+    (_with("    given: {xs: {generator: floats}}\n"), {"generators.py": "def words():\n    pass\n"},
+     "add.yaml:8:29: given 'xs' of test 'add(1, 2)': generators.py defines no function 'floats'; it defines words"),
+    (_with("    given: {xs: {generator: floats, args: [1]}}\n"), {"generators.py": "def floats():\n    pass\n"},
+     "add.yaml:8:43: the args of given 'xs' of test 'add(1, 2)' must be a mapping of names to values"),
+    (_with("    given: {xs: {generator: floats, seed: 1}}\n"), {"generators.py": "def floats():\n    pass\n"},
+     "add.yaml:8:37: unknown key 'seed' in given 'xs' of test 'add(1, 2)'; known keys: generator, args"),
+    (_with("    given: {xs: {generator: floats}}\n"), {"generators.py": "def floats(:\n"},
+     "add.yaml:8:29: given 'xs' of test 'add(1, 2)': generators.py is not valid Python (invalid syntax "
+     "(generators.py, line 1))"),
+    (_with("    given: {when: 2024-01-01}\n"), {},
+     "add.yaml:8:19: given 'when' of test 'add(1, 2)' is a date: the sandbox takes lists, dicts, text and numbers"),
+    (PROGRAM + "    given: {x: 1}\n", {}, "add.yaml:6:12: 'given' binds names for a call: test 'one' is not a function test"),
+    (_with("    args: [a]\n"), {},
+     "add.yaml:8:11: 'args' is for program exercises; test 'add(1, 2)' is in a function exercise"),
+    (PROGRAM + "    args: a b\n", {}, "add.yaml:6:11: args of test 'one' must be a list of strings"),
+    (PROGRAM + "    files: [a.txt]\n", {}, "add.yaml:6:12: files of test 'one' must be a mapping of file names to their text"),
+    (PROGRAM + "    files: {../a.txt: x}\n", {},
+     "add.yaml:6:13: files of test 'one': '../a.txt' must be a plain file name in the working folder (no folders)"),
+    (PROGRAM + "    output_files: out.txt\n", {}, "add.yaml:6:19: output_files of test 'one' must be a list of file names"),
+    (PROGRAM + "    output_files: [out.txt]\n    expect_files: {other.txt: x}\n", {},
+     "add.yaml:7:20: expect_files of test 'one' names 'other.txt', which is not in output_files"),
+    (PROGRAM + "    exit_status: one\n", {},
+     "add.yaml:6:18: exit_status of test 'one' must be a whole number from 0 to 255, not 'one'"),
+    (PROGRAM + "    exit_status: 300\n", {}, "add.yaml:6:18: exit_status of test 'one' must be from 0 to 255, not 300"),
+    (PROGRAM + "    stderr: ''\n", {}, "add.yaml:6:13: stderr of test 'one' must be 'nonempty' or a text it must contain"),
+    (_with("    checker: custom\n"), {},
+     "add.yaml:8:14: a course's own checker is written {file: my_check.py, function: check}"),
+    (_with("    checker: {file: check.py}\n"), {"check.py": "def check():\n    pass\n"},
+     "add.yaml:8:14: a checker file needs 'function': the name of the function to call"),
+    (_with("    checker: {file: check.py, function: judge}\n"), {"check.py": "def check():\n    pass\n"},
+     "add.yaml:8:41: checker file 'check.py' defines no function 'judge'"),
+    (_with("    checker: {file: check.py, function: check}\n"), {"check.py": "def check(:\n"},
+     "add.yaml:8:21: checker file 'check.py' is not valid Python: invalid syntax (check.py, line 1)"),
+    (_with("    checker: {name: close, args: {tolerance: 1}}\n"), {},
+     "add.yaml:8:34: checker 'close' does not take these args: got an unexpected keyword argument 'tolerance'"),
+    (_with("    feedback: [a]\n"), {}, "add.yaml:8:15: feedback of test 'add(1, 2)' must be text"),
+    (_with("    description: {a: 1}\n"), {}, "add.yaml:8:18: description of test 'add(1, 2)' must be text"),
+    (PROGRAM.replace("statement: Copy.\n", "statement: Copy.\nprelude: import os\n"), {},
+     "add.yaml:4:10: 'prelude' is for function exercises; a program exercise runs none"),
+]
+
+
+@pytest.mark.parametrize("text, files, message", FORM_PROBLEMS, ids=[m.split(": ", 1)[1][:60] for _, _, m in FORM_PROBLEMS])
+def test_each_form_error_names_its_place(tmp_path: Path, text: str, files: dict[str, str], message: str) -> None:
+    for name, content in files.items():
+        (tmp_path / name).write_text(content)
+    assert problems(tmp_path, text) == [message]
+
+
+def test_a_missing_checker_file_names_the_exercises_folder(tmp_path: Path) -> None:
+    (message,) = problems(tmp_path, _with("    checker: {file: check.py, function: check}\n"))
+    assert message == f"add.yaml:8:21: checker file 'check.py' not found: it must be in {tmp_path}".replace(
+        str(tmp_path) + "/", "")
+
+
+def test_the_forms_load_into_the_model(tmp_path: Path) -> None:
+    (tmp_path / "generators.py").write_text("def floats(count):\n    return [0.5] * count\n")
+    path = tmp_path / "add.yaml"
+    path.write_text(_with("    checker: close\n    feedback: Add them.\n    description: two numbers\n"
+                          "    given: {xs: {generator: floats, args: {count: 3}}, n: 2}\n")
+                    + "  - name: raises\n    call: add(None, 1)\n    raises: TypeError\n"
+                    + "  - name: steps\n    steps:\n      - x = add(1, 2)\n      - x + 1\n"
+                    + "      - {do: 'add(x, [])', raises: TypeError}\n")
+    first, raises, steps = load_exercise(path).tests
+    assert (first.form, first.checker.name, first.feedback, first.description) == ("call", "close", "Add them.", "two numbers")
+    assert first.given[1] == ("n", 2) and first.given[0][1].generator == "floats"
+    assert (raises.form, raises.raises.cls, raises.raises.message) == ("raises", "TypeError", "")
+    assert steps.form == "steps" and [s.expression for s in steps.steps] == [False, True, True]
+    assert steps.expect is MISSING  # `x + 1` has no written value: the reference gives it

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from grader.model import MISSING, CheckerSpec, Fault, Limits, RunResult, Timing, Verdict
+from dataclasses import replace
+
+from grader.model import MISSING, CheckerSpec, ExpectedRaise, Fault, Limits, ProgramIO, RunResult, Timing, Verdict
 from grader.model import Test as SpecTest
 from grader.verdicts import judge, run_once_more_if_borderline, verdict_for
 
@@ -91,3 +93,71 @@ def test_only_a_borderline_run_is_run_again(timing: Timing) -> None:
     calls: list[int] = []
     run_once_more_if_borderline(a_test(), lambda test: calls.append(1) or RunResult(timing=timing))
     assert len(calls) == 1
+
+
+# ---------------------------------------------------------------- forms, fractions and per-test feedback
+def _custom(tmp_path, body: str) -> CheckerSpec:  # noqa: ANN001
+    path = tmp_path / "check.py"
+    path.write_text(body)
+    return CheckerSpec("custom", (("file", str(path)), ("function", "check")))
+
+
+def test_a_fraction_from_the_checker_scales_the_points(tmp_path) -> None:  # noqa: ANN001
+    test = replace(a_test(), checker=_custom(tmp_path, "def check(input, answer, expected):\n"
+                                                       "    return {'passed': False, 'fraction': 0.25}\n"))
+    outcome = judge(test, RunResult(value=[1], has_value=True), [1])
+    assert (outcome.verdict, outcome.points, outcome.max_points) == (Verdict.WRONG_ANSWER, 0.5, 2.0)
+
+
+def test_a_checker_that_raises_is_a_grader_error_naming_it(tmp_path) -> None:  # noqa: ANN001
+    test = replace(a_test(), checker=_custom(tmp_path, "def check(input, answer, expected):\n    raise KeyError(1)\n"))
+    outcome = judge(test, RunResult(value=1, has_value=True), 1)
+    assert outcome.verdict == Verdict.GRADER_ERROR and outcome.points == 0
+    assert outcome.feedback == "checker check.py:check raised KeyError: 1"
+
+
+def test_a_checker_that_returns_no_verdict_is_a_grader_error(tmp_path) -> None:  # noqa: ANN001
+    test = replace(a_test(), checker=_custom(tmp_path, "def check(input, answer, expected):\n    return 'yes'\n"))
+    outcome = judge(test, RunResult(value=1, has_value=True), 1)
+    assert outcome.verdict == Verdict.GRADER_ERROR and "check.py:check returned 'yes'" in outcome.feedback
+
+
+def test_the_custom_checker_gets_the_call_arguments_and_the_answer_with_its_types(tmp_path) -> None:  # noqa: ANN001
+    seen = tmp_path / "seen.txt"
+    test = replace(a_test(), call="f(3, xs)", given=(("xs", [1.5]),), checker=_custom(
+        tmp_path, f"def check(input, answer, expected):\n    open({str(seen)!r}, 'w').write(repr((input, answer, expected)))\n"
+                  "    return True\n"))
+    assert judge(test, RunResult(value=(1, True), has_value=True), None).verdict == Verdict.PASSED
+    assert seen.read_text() == "((3, [1.5]), (1, True), None)"
+
+
+def test_per_test_feedback_follows_a_visible_failure_and_is_all_a_hidden_one_shows() -> None:
+    wrong = RunResult(value=4, has_value=True)
+    visible = replace(a_test(), feedback="Count from 1.")
+    assert judge(visible, wrong, 3).feedback == "expected 3, got 4 — Count from 1."
+    assert judge(visible, RunResult(value=3, has_value=True), 3).feedback == ""
+    hidden = replace(visible, hidden=True)
+    assert judge(hidden, wrong, 3).feedback == "Count from 1."
+    assert judge(hidden, RunResult(fault=Fault.RAISED, error_type="KeyError", error_message="secret"), 3).feedback \
+        == "Count from 1."
+
+
+def test_an_expected_exception_is_an_answer_and_its_absence_wrong() -> None:
+    test = replace(a_test(), form="raises", raises=ExpectedRaise("ValueError", "empty"))
+    subclass = RunResult(fault=Fault.RAISED, error_type="EmptyError", error_bases=("ValueError", "Exception",
+                                                                                   "BaseException"), error_message="empty list")
+    assert judge(test, subclass, None).verdict == Verdict.PASSED
+    named_only = RunResult(fault=Fault.RAISED, error_type="ValueError", error_bases=("Exception", "BaseException"),
+                           error_message="empty")
+    assert judge(test, named_only, None).feedback == ("expected ValueError with a message containing 'empty', "
+                                                      "but it raised ValueError: 'empty'")
+    assert judge(test, RunResult(value=0.0, has_value=True), None).feedback == \
+        "expected ValueError with a message containing 'empty' to be raised, but it returned 0.0"
+    assert judge(test, RunResult(fault=Fault.EXITED, error_message="sys.exit(0)"), None).verdict == Verdict.RUNTIME_ERROR
+
+
+def test_a_program_test_takes_its_exit_status_as_an_answer() -> None:
+    test = replace(a_test("output"), call=None, stdin="", form="program-io", io=ProgramIO(exit_status=1, stderr="nonempty"))
+    assert judge(test, RunResult(exit_code=1, stderr="cannot read\n"), "").verdict == Verdict.PASSED
+    assert judge(test, RunResult(exit_code=1), "").feedback == "printed nothing on standard error"
+    assert judge(test, RunResult(exit_code=0), "").feedback == "exited with status 0; expected status 1"

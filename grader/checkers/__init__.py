@@ -1,4 +1,6 @@
-"""Checkers: pure functions (expected, actual, **args) -> CheckResult, registered by the name specs use."""
+"""Checkers: pure functions (expected, actual, **args) -> CheckResult, registered by the name specs use. A
+checker that also wants the test's input is marked `takes_input` (it gets input=...). A new checker is one
+module that registers itself, plus its import line at the end of this file."""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ from collections.abc import Callable
 from itertools import chain, repeat
 from typing import Protocol
 
-from grader.model import CheckResult
+from grader.model import CheckerSpec, CheckResult
 from grader.outputs.words import a, count
 
 
@@ -26,6 +28,17 @@ def checker(name: str) -> Callable[[Callable[..., CheckResult]], Callable[..., C
         return func
 
     return register
+
+
+class CheckerError(Exception):
+    """A checker failed (raised, or returned something that is no verdict): a grader error naming it."""
+
+
+def run_checker(spec: CheckerSpec, expected: object, actual: object, input: object = None) -> CheckResult:
+    """The checker's word on one answer; CheckerError when the checker itself fails."""
+    func = CHECKERS[spec.name]
+    extra = {"input": input} if getattr(func, "takes_input", False) else {}
+    return func(expected, actual, **dict(spec.args), **extra)
 
 
 # ---------------------------------------------------------------- text
@@ -183,3 +196,6 @@ def unordered(expected: object, actual: object) -> CheckResult:
     parts += [f"{extra} extra"] if extra else []
     return CheckResult(passed=False,
                        feedback=", ".join(parts) + f" (expected {count(len(expected), 'item')} in any order, got {len(actual)})")
+
+
+from grader.checkers import close, custom  # noqa: E402,F401 - each registers itself

@@ -1,0 +1,39 @@
+"""Test forms: how one test is run and judged (a call, an expected exception, steps on one object, a program
+with arguments and files). A new form is one module defining a TestForm plus one line in FORMS; the spec
+picks a test's form by the keys it writes."""
+
+from __future__ import annotations
+
+from grader.forms.base import TestForm
+from grader.forms.program_io import ProgramIOForm
+from grader.forms.raises import RaisesForm
+from grader.forms.steps import StepsForm
+from grader.model import Test
+
+FORMS: dict[str, TestForm] = {
+    "call": TestForm(),
+    "raises": RaisesForm(),
+    "steps": StepsForm(),
+    "program-io": ProgramIOForm(),
+}
+
+# Keys every form may take beside its own: the inputs `given` to a call or steps, and what a student reads.
+COMMON_KEYS = ("given", "feedback", "description")
+FORM_KEYS = tuple(key for form in FORMS.values() for key in form.keys)
+
+
+def form_of(test: Test) -> TestForm:
+    return FORMS[test.form]
+
+
+def request_fields(test: Test) -> dict[str, object]:
+    """The harness request's fields for this test's form and its `given` names (generated ones made now)."""
+    fields = FORMS[test.form].request(test)
+    if test.given:
+        from grader.forms.given import given_values
+
+        fields["given"] = given_values(test)
+    return fields
+
+
+__all__ = ["COMMON_KEYS", "FORMS", "FORM_KEYS", "TestForm", "form_of", "request_fields"]

@@ -1,0 +1,156 @@
+"""`given`: names bound for a test's call or steps, as plain YAML values or made by a function of the
+course's generators.py. Generated in the grader once, kept in the cache folder by content (the generators'
+source, the function and its args), and sent to the sandbox as data; the expected-value cache key takes
+the data's digest. A hidden test's generated input is never shown: outcomes show no input at all."""
+
+from __future__ import annotations
+
+import ast
+import marshal
+import pickle
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from grader.cache import cache_dir, key_hash, write_atomically
+from grader.model import Generated, Test
+
+if TYPE_CHECKING:
+    import yaml
+
+    from grader.kinds.base import SpecReader
+
+GENERATORS = "generators.py"  # beside the exercise specs
+_made: dict[str, tuple[object, str]] = {}  # content key -> (value, digest of its data), this process
+
+
+class GenerationError(Exception):
+    """The course's generator failed: a grader error, never the student's."""
+
+
+def read_given(reader: SpecReader, node: yaml.Node, where: str, spec_path: Path) -> tuple[tuple[str, object], ...]:
+    import yaml
+
+    if not isinstance(node, yaml.MappingNode):
+        reader.problem(node, f"given of {where} must be a mapping of names to values")
+        return ()
+    given: list[tuple[str, object]] = []
+    for key_node, value_node in node.value:
+        name = str(key_node.value)
+        if not name.isidentifier():
+            reader.problem(key_node, f"given of {where}: '{name}' is not a Python name")
+            continue
+        if isinstance(value_node, yaml.MappingNode) and any(k.value == "generator" for k, _ in value_node.value):
+            generated = _generated(reader, value_node, f"given '{name}' of {where}", spec_path.parent / GENERATORS)
+            if generated is not None:
+                given.append((name, generated))
+            continue
+        value = reader.value(value_node)  # type: ignore[attr-defined]
+        try:
+            marshal.dumps(value)  # how the sandbox gets it
+        except ValueError:
+            reader.problem(value_node, f"given '{name}' of {where} is a {type(value).__name__}: "
+                                       f"the sandbox takes lists, dicts, text and numbers")
+            continue
+        given.append((name, value))
+    return tuple(given)
+
+
+def _generated(reader: SpecReader, node: yaml.Node, where: str, source: Path) -> Generated | None:
+    keys = reader.mapping(node, ("generator", "args"), where)  # type: ignore[attr-defined]
+    function = reader.text(keys.get("generator"), "generator")
+    args = reader.value(keys["args"]) if "args" in keys else {}  # type: ignore[attr-defined]
+    if not isinstance(args, dict) or not all(isinstance(k, str) and k.isidentifier() for k in args):
+        reader.problem(keys.get("args", node), f"the args of {where} must be a mapping of names to values")
+        return None
+    if not source.is_file():
+        reader.problem(keys["generator"], f"{where} names generator '{function}' but there is no {source}")
+        return None
+    try:
+        tree = ast.parse(source.read_text(encoding="utf-8"), filename=str(source))
+    except (SyntaxError, UnicodeDecodeError) as error:
+        reader.problem(keys["generator"], f"{where}: {source.name} is not valid Python ({error})")
+        return None
+    defined = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    if function not in defined:
+        known = f"; it defines {', '.join(sorted(defined))}" if defined else ""
+        reader.problem(keys["generator"], f"{where}: {source.name} defines no function '{function}'{known}")
+        return None
+    return Generated(source, function, tuple(sorted(args.items())))
+
+
+def given_values(test: Test) -> dict[str, object]:
+    """The test's given names and their values, generated ones made (or read from the cache)."""
+    return {name: _made_value(value)[0] if isinstance(value, Generated) else value for name, value in test.given}
+
+
+def given_digest(test: Test) -> str:
+    """A digest of the test's given data, for the expected-value cache key."""
+    digest = key_hash()
+    for name, value in test.given:
+        part = _made_value(value)[1] if isinstance(value, Generated) else repr(value)
+        digest.update(f"{name}={part}".encode() + b"\0")
+    return digest.hexdigest()
+
+
+def _made_value(generated: Generated) -> tuple[object, str]:
+    try:
+        source = generated.source.read_bytes()
+    except OSError as error:
+        raise GenerationError(f"cannot read {generated.source}: {error.strerror}") from None
+    content = key_hash(source)
+    content.update(repr((generated.generator, generated.args)).encode())
+    key = content.hexdigest()
+    if key in _made:
+        return _made[key]
+    path = cache_dir() / f"generated-{key}.pickle"
+    data = _read_bytes(path)
+    if data is None:
+        data = pickle.dumps(_generate(generated, source), protocol=pickle.HIGHEST_PROTOCOL)
+        write_atomically(path, data)
+    value = pickle.loads(data)  # the grader's own cache folder (0700), hidden from every sandbox
+    _made[key] = (value, key_hash(data).hexdigest())
+    return _made[key]
+
+
+def _read_bytes(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def _generate(generated: Generated, source: bytes) -> object:
+    where = f"generator {generated.generator} of {generated.source}"
+    namespace: dict[str, object] = {"__name__": "generators", "__file__": str(generated.source)}
+    try:
+        exec(compile(source, str(generated.source), "exec"), namespace)  # the instructor's own code, trusted
+        value = namespace[generated.generator](**dict(generated.args))  # type: ignore[operator]
+    except Exception as error:  # noqa: BLE001 - the course's code failing is a grader error, said so
+        raise GenerationError(f"{where} raised {type(error).__name__}: {error}") from None
+    try:
+        marshal.dumps(value)  # how the sandbox gets it: plain data only
+    except ValueError as error:
+        raise GenerationError(f"{where} returned data the sandbox cannot take ({error}): return lists, "
+                              f"tuples, dicts, str, int, float...") from None
+    return value
+
+
+def call_arguments(call: str, test: Test) -> tuple[object, ...]:
+    """The call's positional argument values: literals, or given names (None for anything else)."""
+    try:
+        tree = ast.parse(call, mode="eval").body
+    except SyntaxError:
+        return ()
+    if not isinstance(tree, ast.Call):
+        return ()
+    given = dict(test.given)
+    values: list[object] = []
+    for arg in tree.args:
+        if isinstance(arg, ast.Name) and arg.id in given:
+            values.append(given_values(test)[arg.id])
+        else:
+            try:
+                values.append(ast.literal_eval(arg))
+            except (ValueError, TypeError, SyntaxError, RecursionError):
+                values.append(None)
+    return tuple(values)

@@ -1,0 +1,198 @@
+"""`steps`: statements and expressions run in turn on one object, in one scope. A statement must run (or
+raise what it is written to raise); an expression's value or exception is compared with the written one,
+else with the reference's, by the test's checker. The first failing step ends the test: the feedback names
+it and the details show the steps before it."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from grader.checkers import run_checker, show
+from grader.forms.base import TestForm
+from grader.forms.given import call_arguments
+from grader.forms.raises import BUILTIN_ERRORS, Raised, raise_problem, raises_entry, read_raises
+from grader.model import MISSING, CheckResult, ExpectedRaise, RunResult, Step, Test
+
+if TYPE_CHECKING:
+    import yaml
+
+    from grader.kinds.base import SpecReader
+
+
+@dataclass(frozen=True)
+class StepAnswer:
+    """What one step did, as plain data: ran (a statement), a value, or an exception (a Raised)."""
+
+    ran: bool = False
+    value: object = None
+    raised: Raised | None = None
+    missing: bool = False  # it never ran: the test process left before it
+
+    def shown(self) -> str:
+        if self.missing:
+            return "(it did not run)"
+        if self.raised is not None:
+            return f"raised {self.raised.error_type}: {show(self.raised.message, 60)}"
+        return "ran" if self.ran else show(self.value, 60)
+
+
+def step_answers(result: RunResult, count: int) -> list[StepAnswer]:
+    answers = []
+    for data in result.steps[:count]:
+        if "value" in data:
+            answers.append(StepAnswer(value=data["value"]))
+        elif data.get("error_type"):
+            bases = data.get("error_bases")
+            answers.append(StepAnswer(raised=Raised(str(data["error_type"]),
+                                                    tuple(map(str, bases)) if isinstance(bases, list) else (),
+                                                    str(data.get("message", "")))))
+        elif data.get("done"):
+            answers.append(StepAnswer(ran=True))
+        else:
+            answers.append(StepAnswer(missing=True))
+    return answers + [StepAnswer(missing=True)] * (count - len(answers))
+
+
+class StepsForm(TestForm):
+    name = "steps"
+    keys = ("steps",)
+    kinds = ("function",)
+    takes_call = False
+
+    def read(self, reader: SpecReader, keys: dict[str, yaml.Node], test: Test, where: str) -> Test:
+        import yaml
+
+        for key in ("call", "expect", "expect_literal"):
+            if key in keys:
+                reader.problem(keys[key], f"{where} has steps: '{key}' belongs in a step")
+        node = keys["steps"]
+        if not isinstance(node, yaml.SequenceNode) or not node.value:
+            reader.problem(node, f"steps of {where} must be a non-empty list of statements and expressions")
+            return test
+        steps = [step for item in node.value if (step := self._step(reader, item, where)) is not None]
+        needs = any(s.expression and not s.written and s.raises is None for s in steps)
+        return replace(test, steps=tuple(steps), expect=MISSING if needs else None, call=None)
+
+    def _step(self, reader: SpecReader, node: yaml.Node, where: str) -> Step | None:
+        import yaml
+
+        keys: dict[str, yaml.Node] = {}
+        code_node = node
+        if isinstance(node, yaml.MappingNode):
+            keys = reader.mapping(node, ("do", "raises", "expect_literal"), f"a step of {where}")  # type: ignore[attr-defined]
+            if "do" not in keys:
+                reader.problem(node, f"a step of {where} needs 'do': the statement or expression it runs")
+                return None
+            code_node = keys["do"]
+        code = reader.text(code_node, f"a step of {where}").strip()
+        try:
+            ast.parse(code, mode="eval")
+            expression = True
+        except SyntaxError:
+            try:
+                ast.parse(code, mode="exec")
+                expression = False
+            except SyntaxError as error:
+                reader.problem(code_node, f"step {code!r} of {where} is not Python: {error.msg}")
+                return None
+        if "expect_literal" in keys and "raises" in keys:
+            reader.problem(keys["expect_literal"], f"step {code!r} of {where} has both 'raises' and 'expect_literal'")
+        if "expect_literal" in keys and not expression:
+            reader.problem(keys["expect_literal"], f"step {code!r} of {where} is a statement: it has no value to expect")
+        expect: object = None
+        if "expect_literal" in keys:
+            text = reader.text(keys["expect_literal"], "expect_literal")
+            try:
+                expect = ast.literal_eval(text)
+            except (ValueError, SyntaxError):
+                reader.problem(keys["expect_literal"], f"expect_literal of step {code!r} is not a Python literal: {text!r}")
+        raises = read_raises(reader, keys["raises"], f"step {code!r} of {where}") if "raises" in keys else None
+        return Step(code, expression, expect, "expect_literal" in keys, raises)
+
+    def request(self, test: Test) -> dict[str, object]:
+        return {"call": "", "steps": [(step.code, step.expression) for step in test.steps]}
+
+    def cache_part(self, test: Test) -> str:
+        return repr([(step.code, step.expression) for step in test.steps])
+
+    def answer(self, result: RunResult, test: Test) -> object:
+        return step_answers(result, len(test.steps))
+
+    def check(self, test: Test, result: RunResult, expected: object) -> CheckResult:
+        failure = self._first_failure(test, result, expected)
+        if failure is None:
+            return CheckResult(True)
+        number, check, _ = failure
+        before = ", ".join(f"`{step.code}`" for step in test.steps[max(0, number - 6): number - 1])
+        cut = "..., " if number > 6 else ""
+        after = f"; the steps before it: {cut}{before}" if before else ""
+        return CheckResult(False, f"step {number} `{test.steps[number - 1].code}`: {check.feedback}{after}")
+
+    def _first_failure(self, test: Test, result: RunResult,
+                       expected: object) -> tuple[int, CheckResult, tuple[str, str]] | None:
+        """(step number, its check, (expected, actual) as shown) of the first failing step; None: all pass."""
+        answers = step_answers(result, len(test.steps))
+        references = expected if isinstance(expected, list) else [None] * len(test.steps)
+        for number, (step, got, reference) in enumerate(zip(test.steps, answers, references), start=1):
+            check = self._step_check(test, step, got, reference)
+            if not check.passed:
+                want = (f"raises {step.raises.cls}" if step.raises else show(step.expect, 2000) if step.written
+                        else reference.shown() if isinstance(reference, StepAnswer) and step.expression else "runs")
+                return number, check, (want, got.shown())
+        return None
+
+    def _step_check(self, test: Test, step: Step, got: StepAnswer, reference: object) -> CheckResult:
+        if got.missing:
+            return CheckResult(False, "it did not run: the test process left before it")
+        if step.raises is not None:
+            problem = raise_problem(step.raises, got.raised or got.value)
+            return CheckResult(not problem, problem)
+        want = StepAnswer(value=step.expect) if step.written else reference
+        if not step.expression or not isinstance(want, StepAnswer):  # a statement: it must run
+            if got.raised is not None:
+                return CheckResult(False, f"it raised {got.raised.error_type}: {show(got.raised.message, 60)}")
+            return CheckResult(True)
+        if want.raised is not None:
+            if want.raised.error_type not in want.raised.bases and got.raised is not None:
+                # The reference's own class (not built in): the student's must bear its name.
+                same = got.raised.error_type == want.raised.error_type
+                return CheckResult(same, "" if same else f"expected {want.raised.error_type}, but it raised "
+                                                         f"{got.raised.error_type}: {show(got.raised.message, 60)}")
+            problem = raise_problem(ExpectedRaise(want.raised.error_type), got.raised or got.value)
+            return CheckResult(not problem, problem)
+        if got.raised is not None:
+            return CheckResult(False, f"expected {show(want.value, 60)}, but it raised "
+                                      f"{got.raised.error_type}: {show(got.raised.message, 60)}")
+        return run_checker(test.checker, want.value, got.value, call_arguments(step.code, test))
+
+    def shown(self, test: Test, result: RunResult, expected: object) -> tuple[str | None, str | None]:
+        failure = self._first_failure(test, result, expected)
+        return failure[2] if failure else (None, None)  # the failing step's expected and actual
+
+    def spec_entry(self, test: Test, expected: object) -> dict[str, object] | None:
+        answers = expected if isinstance(expected, list) else [None] * len(test.steps)
+        steps: list[object] = []
+        for step, answer in zip(test.steps, answers):
+            if step.raises is not None:
+                steps.append({"do": step.code, "raises": raises_entry(step.raises)})
+            elif step.written:
+                steps.append({"do": step.code, "expect_literal": repr(step.expect)})
+            elif step.expression and isinstance(answer, StepAnswer) and answer.raised is not None \
+                    and answer.raised.error_type in BUILTIN_ERRORS:
+                steps.append({"do": step.code, "raises": answer.raised.error_type})
+            elif step.expression and isinstance(answer, StepAnswer) and answer.raised is None:
+                steps.append({"do": step.code, "expect_literal": repr(answer.value)})
+            else:
+                steps.append(step.code)  # a statement (or an exception no built-in class names)
+        return {"steps": steps}
+
+    def confirm(self, test: Test, produced: object) -> str:
+        answers = produced if isinstance(produced, list) else []
+        for number, (step, got) in enumerate(zip(test.steps, answers), start=1):
+            if step.written or step.raises is not None or not step.expression:
+                check = self._step_check(test, step, got, None)
+                if not check.passed:
+                    return f"step {number} `{step.code}`: {check.feedback}"
+        return ""
