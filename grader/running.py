@@ -23,8 +23,9 @@ class SubmissionRun:
     started again after a test that killed it (a timeout, a crash)."""
 
     def __init__(self, exercise: Exercise, source: str, private_paths: tuple[Path, ...] = (),
-                 backend: Backend | None = None, modules: tuple[Module, ...] = ()) -> None:
+                 backend: Backend | None = None, modules: tuple[Module, ...] = (), file_name: str = "") -> None:
         self.exercise = exercise
+        self.file_name = file_name  # the student's own name for the file, in tracebacks
         self.source = source
         self.modules = modules  # the hand-in's other files, importable by name in the sandbox
         self.private_paths = private_paths
@@ -111,6 +112,7 @@ class SubmissionRun:
             "cpu_ceiling": max([limits.cpu, *(t.limits.cpu for t in tests)]),
             "forbid": [[rule.name, rule.message] for rule in self.exercise.forbid],  # denied at run time too
             "modules": [(m.name, m.path, m.source, m.package) for m in self.modules],
+            "name": self.file_name,
         }
         return setup, limits, self.private_paths
 

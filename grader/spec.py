@@ -21,7 +21,7 @@ from grader.model import MISSING, CalibrationRule, CheckerSpec, Exercise, Limits
 
 EXERCISE_KEYS = ("title", "kind", "entry", "statement", "starter", "hints", "prelude", "snippet", "limits",
                  "checker", "require", "forbid", "tests",
-                 "calibration")
+                 "calibration", *(key for kind in KINDS.values() for key in kind.own_keys))
 TEST_KEYS = ("name", "call", "stdin", "compare", "expect", "expect_literal", "hidden", "big", "points",
              "checker", "limits", *COMMON_KEYS, *FORM_KEYS)
 LIMIT_KEYS = tuple(f.name for f in fields(Limits) if f.name != "cpu_written")
@@ -128,6 +128,8 @@ def _exercise(reader: _Reader, root: yaml.Node, path: Path) -> Exercise | None:
     if entry is not None and not entry.isidentifier():
         reader.problem(keys["entry"], f"entry '{entry}' is not a Python name")
     kind.check_exercise(reader, keys, root, entry)
+    for key in sorted((keys.keys() - set(kind.own_keys)) & {k for other in KINDS.values() for k in other.own_keys}):
+        reader.problem(keys[key], f"'{key}' is for another kind of exercise; this is a {kind.name} exercise")
     for name in ("prelude", "snippet", "starter"):
         if name in keys:
             _check_code(reader, keys[name], name)

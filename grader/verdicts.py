@@ -63,9 +63,12 @@ def verdict_for(test: Test, result: RunResult) -> tuple[Verdict | None, str, str
         return Verdict.GRADER_ERROR, result.sandbox_error, ""
     if result.timing is not Timing.IN_TIME:
         if result.timing is Timing.STOPPED_WALL and result.cpu_seconds < limit.cpu:
-            used = f"{result.wall_seconds:.2f} s of {limit.wall_seconds:.2f} s wall clock (it waited or slept)"
+            used = (f"stopped after {result.wall_seconds:.2f} s of wall-clock time, most of it waiting or "
+                    f"sleeping; the limit is {limit.wall_seconds:.2f} s")
+        elif result.timing is Timing.OVER_LIMIT:  # it finished, twice, past the limit
+            used = f"it took {result.cpu_seconds:.2f} s of CPU; the limit is {limit.cpu:.2f} s"
         else:
-            used = f"{result.cpu_seconds:.2f} s of {limit.cpu:.2f} s CPU"
+            used = f"stopped after {result.cpu_seconds:.2f} s of CPU; the limit is {limit.cpu:.2f} s"
         where = f" {result.error_message}" if result.error_message else ""
         return Verdict.TIMEOUT, f"time limit exceeded{where}: {used}", ""
     if result.output_truncated:

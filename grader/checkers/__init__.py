@@ -11,6 +11,7 @@ from typing import Protocol
 
 from grader.model import CheckerSpec, CheckResult
 from grader.sandbox.wire import Opaque
+from grader.outputs.words import a, count
 
 
 class Checker(Protocol):
@@ -63,7 +64,7 @@ def output(expected: object, actual: object) -> CheckResult:
         hint = " (only spaces differ)" if want[first].split() == got[first].split() else ""
         feedback = f"line {first + 1} differs{hint}"
     else:
-        feedback = f"expected {len(want)} lines, got {len(got)}"
+        feedback = f"expected {count(len(want), 'line')}, got {len(got)}"
     import difflib  # only for a wrong output: a passing check never pays for it
 
     # Around the first difference only: difflib's time grows with the product of the two sides' lengths.
@@ -138,23 +139,56 @@ def show(value: object, width: int = 80) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
+def show_pair(expected: object, actual: object, width: int = 2000) -> tuple[str, str]:
+    """Both values' reprs; long ones cut to the same window around their first difference, so that a list
+    wrong at index 229 shows index 229, not its first items."""
+    want, got = repr(expected), repr(actual)
+    if max(len(want), len(got)) <= width:
+        return want, got
+    start = max(0, first_difference(want, got) - width // 4)
+    return _window(want, start, width), _window(got, start, width)
+
+
+def first_difference(a_text: str, b_text: str) -> int:
+    """The index of the first character that differs (the shorter's length when one is a prefix)."""
+    for index, (left, right) in enumerate(zip(a_text, b_text)):
+        if left != right:
+            return index
+    return min(len(a_text), len(b_text))
+
+
+def _window(text: str, start: int, width: int) -> str:
+    end = start + width
+    return ("..." if start else "") + text[start:end] + ("..." if end < len(text) else "")
+
+
 def type_name(value: object) -> str:
     return "None" if value is None else value.type_name if type(value) is Opaque else type(value).__name__
+
+
+def _a_type(value: object) -> str:
+    """'an int', 'a list', 'None'."""
+    return "None" if value is None else a(type_name(value))
 
 
 def describe_difference(expected: object, actual: object) -> str:
     """One line a student can act on: a type, a length, the items missing or extra, the first difference."""
     if type(expected) is not type(actual):
-        return f"expected a {type_name(expected)}, got a {type_name(actual)}: {show(actual, 60)}"
+        return f"expected {_a_type(expected)}, got {_a_type(actual)}: {show(actual, 60)}"
     if isinstance(expected, (list, tuple)) and isinstance(actual, (list, tuple)):
         missing, extra = multiset_difference(expected, actual)
-        if missing or extra:
-            parts = [f"{missing} item{'s' if missing != 1 else ''} missing"] if missing else []
+        if (missing or extra) and len(expected) != len(actual):
+            parts = [f"{count(missing, 'item')} missing"] if missing else []
             parts += [f"{extra} extra"] if extra else []
-            return ", ".join(parts) + f" (expected {len(expected)} items, got {len(actual)})"
-        for index, (w, g) in enumerate(zip(expected, actual)):
-            if typed(w) != typed(g):  # the same items (the multisets agree): in another order
-                return f"the right items in the wrong order (first at index {index})"
+            return ", ".join(parts) + f" (expected {count(len(expected), 'item')}, got {len(actual)})"
+        if len(expected) == len(actual):
+            for index, (w, g) in enumerate(zip(expected, actual)):
+                if typed(w) != typed(g):
+                    if not (missing or extra):
+                        return f"the right items in the wrong order (first at index {index})"
+                    later = sum(typed(x) != typed(y) for x, y in zip(expected[index + 1:], actual[index + 1:]))
+                    more = f" (and {count(later, 'item')} after it)" if later else ""
+                    return f"item {index} differs: expected {show(w, 40)}, got {show(g, 40)}{more}"
     return f"expected {show(expected, 40)}, got {show(actual, 40)}"
 
 
@@ -203,7 +237,7 @@ def value(expected: object, actual: object) -> CheckResult:
 def unordered(expected: object, actual: object) -> CheckResult:
     """A returned list whose items may come in any order; each item compared with its type."""
     if not isinstance(actual, list):
-        return CheckResult(passed=False, feedback=f"expected a list, got a {type_name(actual)}")
+        return CheckResult(passed=False, feedback=f"expected a list, got {_a_type(actual)}")
     if not isinstance(expected, list):
         return CheckResult(passed=False, feedback="the spec's expected value is not a list")
     missing, extra = multiset_difference(expected, actual)
@@ -212,12 +246,12 @@ def unordered(expected: object, actual: object) -> CheckResult:
     parts = [f"{missing} missing"] if missing else []
     parts += [f"{extra} extra"] if extra else []
     return CheckResult(passed=False, feedback=_not_plain_feedback(actual) or ", ".join(parts)
-                       + f" (expected {len(expected)} items in any order, got {len(actual)})")
+                       + f" (expected {count(len(expected), 'item')} in any order, got {len(actual)})")
 
 
 def _not_plain_feedback(actual: object) -> str:
     name = not_plain(actual)
-    return f"the returned value holds a {name} object, which is not plain data (return lists, tuples, str, " \
+    return f"the returned value holds {a(name)} object, which is not plain data (return lists, tuples, str, " \
         "int, ...)" if name else ""
 
 

@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from grader.exit_codes import ExitCode
@@ -15,6 +16,7 @@ if TYPE_CHECKING:  # the heavy modules are imported by the commands that use the
     from rich.console import Console
     from rich.table import Table
 
+    from grader.course import Course
     from grader.model import Exercise
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -39,7 +41,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     # A metavar: the choices, now with each platform's, would not wrap in the usage line.
     check.add_argument("--format", choices=sorted(report_formats()), default="terminal", metavar="FORMAT",
                        help=f"report format: {', '.join(sorted(report_formats()))} (default: terminal)")
-    check.add_argument("--all", action="store_true", help="run big tests even after a small test failed")
+    check.add_argument("--all", action="store_true",
+                       help="run every test, even after a small test failed or a test ran out of time")
+    check.add_argument("--watch", action="store_true",
+                       help="grade again each time the file is saved (Ctrl-C stops)")
 
 
 def _console() -> Console:
@@ -141,8 +146,13 @@ def run_start(args: argparse.Namespace) -> ExitCode:
     path = Path(args.path or f"{exercise.id}{suffix}")
     if path.exists() and not args.force:
         raise UsageError(f"{path} exists; pass --force to overwrite it")
+    if not path.parent.is_dir():
+        raise UsageError(f"no folder {path.parent}")
     path.write_text(exercise.starter, encoding="utf-8")
-    _console().print(f"Wrote {path}. When it is ready: grader check {exercise.id} {path}")
+    console = _console()
+    console.print(f"Wrote {path}. When it is ready, run:", soft_wrap=True)
+    # On a line of its own and never wrapped: a command broken in the middle cannot be copied.
+    console.print(f"  grader check {exercise.id} {path}", soft_wrap=True)
     return ExitCode.OK
 
 
@@ -178,17 +188,89 @@ def run_hint(args: argparse.Namespace) -> ExitCode:
 def run_check(args: argparse.Namespace) -> ExitCode:
     from grader.course import Course
     from grader.errors import UsageError
-    from grader.grading import grade
-    from grader.model import Verdict
 
     course = Course.at(args.exercises)
     exercise = course.load(args.exercise)
     submission = Path(args.submission)
     if not (submission.is_file() or submission.is_dir()):
         raise UsageError(f"no file {submission}")
+    if args.watch:
+        return _watch(args, course, exercise, submission)
+    return _check_once(args, course, exercise, submission, meanwhile=lambda: output(args.format))
+
+
+def _check_once(args: argparse.Namespace, course: Course, exercise: Exercise, submission: Path,
+                meanwhile: Callable[[], object] | None = None) -> ExitCode:
+    from grader.grading import grade
+    from grader.kinds import kind_of
+    from grader.model import Verdict
+
+    counted = not kind_of(exercise.kind).runs_code  # a prediction's answer is shown after a few wrong checks
+    wrong_before = _wrong_checks(exercise.id) if counted else 0
     # The report's modules (rich) are imported while the sandbox starts and loads the file, on the other core.
+    # A student's check stops after a timeout: an endless loop answers in about one limit, not one per test.
     report = grade(exercise, submission, run_all=args.all, visible_only=course.is_student_bundle,
                    private_paths=course.private_paths(submission.resolve().parent),
-                   meanwhile=lambda: output(args.format))
-    output(args.format).render(report, sys.stdout)
+                   meanwhile=meanwhile, stop_after_timeout=not args.all,
+                   attempt=wrong_before + 1 if counted else None)
+    if counted and report.verdict == Verdict.WRONG_ANSWER:
+        _wrong_checks(exercise.id, wrong_before + 1)
+    renderer = output(args.format)
+    if args.format == "terminal":
+        renderer.inputs = _inputs(exercise)  # type: ignore[attr-defined]
+    renderer.render(report, sys.stdout)
     return ExitCode.OK if report.verdict == Verdict.PASSED else ExitCode.TESTS_FAILED
+
+
+def _wrong_checks(exercise_id: str, record: int | None = None) -> int:
+    """How many wrong checks of the exercise this user made, kept beside the hints' state; `record`
+    stores a new count."""
+    from grader.cache import cache_dir
+
+    state_file = cache_dir() / "attempts.json"
+    try:
+        state = json.loads(state_file.read_text())
+    except (OSError, ValueError):
+        state = {}
+    if not isinstance(state, dict):
+        state = {}
+    if record is not None:
+        state[exercise_id] = record
+        state_file.write_text(json.dumps(state))
+    count = state.get(exercise_id, 0)
+    return count if isinstance(count, int) else 0
+
+
+def _inputs(exercise: Exercise) -> dict[str, str]:
+    """Each visible test's input as the student's report shows it: its call, or what the program reads."""
+    from grader.kinds import kind_of
+
+    if not kind_of(exercise.kind).lists_tests:
+        return {}
+    given = {t.name: t.call if t.call is not None else t.stdin or "" for t in exercise.tests if not t.hidden}
+    return {name: text for name, text in given.items() if text}
+
+
+def _watch(args: argparse.Namespace, course: Course, exercise: Exercise, submission: Path) -> ExitCode:
+    """Grade, then again after each save, in this process: its modules stay imported, so a re-check costs
+    the sandbox's start and the student's own code."""
+    from watchfiles import watch
+
+    console = _console()
+    target = submission.resolve()
+    # An editor saves by writing, or by writing a copy and renaming it over: any change to the path
+    # counts. One watcher for the whole session: a save made while a check runs is not lost. A short
+    # step: one save's events come within milliseconds of each other.
+    saves = watch(target.parent, watch_filter=lambda _, path: Path(path) == target, debounce=400, step=20,
+                  recursive=False)  # the folder may be the home folder: never its whole tree
+    status = ExitCode.OK
+    try:
+        while True:
+            console.clear()  # a no-op unless stdout is a terminal
+            status = _check_once(args, course, exercise, submission)
+            print(f"Watching {submission}: save it to check again; Ctrl-C stops.", flush=True)
+            while not next(saves) or not target.is_file():
+                pass  # deleted, not yet written again
+    except KeyboardInterrupt:
+        return status
+    return status

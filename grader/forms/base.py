@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from grader.checkers import run_checker, show
+from grader.checkers import run_checker, show, show_pair
 from grader.model import MISSING, CheckResult, Fault, RunResult, Test
 
 if TYPE_CHECKING:
@@ -59,7 +59,9 @@ class TestForm:
         """(expected, actual) as a visible test's report shows them."""
         if test.compare == "output":
             return str(expected), result.stdout
-        return show(expected, 2000), show(result.value, 2000) if result.has_value else None
+        if result.has_value:  # a long value cut around its first difference: where it differs shows
+            return show_pair(expected, result.value)
+        return show(expected, 2000), None
 
     def spec_entry(self, test: Test, expected: object) -> dict[str, object] | None:
         """The form's keys as a student bundle writes them, its expected answers written out (`expected`:

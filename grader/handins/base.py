@@ -82,7 +82,9 @@ class Handin:
             return text
         def frame(match: re.Match[str]) -> str:
             return f'File "{self.shown_name}", {self.where(int(match.group(1)))}'
-        return _FRAME.sub(frame, text)
+        # The harness names the entry by the student's file already, or as submission.py.
+        names = "|".join(re.escape(name) for name in {SOURCE_NAME, self.shown_name})
+        return re.sub(r'File "(?:' + names + r')", line (\d+)', frame, text)
 
     def annotate(self, report: Report) -> Report:
         """The report with positions in the student's own terms and the hand-in's notes."""
@@ -92,9 +94,6 @@ class Handin:
             staff = tuple(replace(d, traceback=self.relocated(d.traceback)) for d in report.staff)
             report = replace(report, outcomes=outcomes, staff=staff)
         return replace(report, notes=report.notes + self.notes) if self.notes else report
-
-
-_FRAME = re.compile(r'File "' + re.escape(SOURCE_NAME) + r'", line (\d+)')
 
 
 def refuse(why: str, verdict: Verdict = Verdict.RUNTIME_ERROR, form: str = "file") -> Handin:

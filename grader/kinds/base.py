@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from grader.forms import form_of
-from grader.model import Compare, Exercise, RunResult, Test
+from grader.model import Compare, Exercise, Outcome, RunResult, Test
 
 if TYPE_CHECKING:
     import yaml
@@ -33,6 +33,7 @@ class SubmissionKind:
     returns: bool = False  # a test ends by returning from a call: leaving early (sys.exit) is no answer
     starter_lexer: str = "python"  # how `grader show` highlights the starter code
     lists_tests: bool = True  # `grader show` lists the visible tests
+    own_keys: tuple[str, ...] = ()  # exercise keys that only this kind takes
 
     # ------------------------------------------------------------ the spec
     def check_exercise(self, reader: SpecReader, keys: dict[str, yaml.Node], root: yaml.Node,
@@ -74,6 +75,12 @@ class SubmissionKind:
     def judged_here(self, source: str) -> RunResult:
         """What a hand-in that is not run (runs_code False) gives to its checker."""
         raise NotImplementedError(f"a {self.name} hand-in is run in the sandbox")
+
+    def review(self, exercise: Exercise, outcome: Outcome, answer: str, expected: object,
+               attempt: int | None) -> Outcome:
+        """A judged hand-in that is not run, as the student is shown it (`attempt`: which check of it this
+        is, counted by `grader check`; None elsewhere)."""
+        return outcome
 
     def calibrated(self, exercise: Exercise) -> bool:
         """Whether its tests' CPU limits are timed on the accepted references."""

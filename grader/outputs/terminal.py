@@ -1,17 +1,23 @@
-"""The student's terminal report, drawn with rich; verdict colours live here and nowhere else."""
+"""The student's terminal report, drawn with rich; verdict colours live here and nowhere else. It says each
+thing once: a problem of the whole file is one panel, hidden failures one line, each visible failure a
+panel with its input and the place where expected and got first differ."""
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from typing import TextIO
 
-from rich.console import Console, Group
+from rich.console import Console, Group, RenderableType
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
 from grader.model import Outcome, Report, Verdict
 from grader.outputs import Output
-from grader.outputs.text import DIFF_CAPTION, NOTHING, body_form, cpu_time, diff_lines, escape_controls, points
+from grader.outputs.difference import output_difference, value_difference
+from grader.outputs.text import NOTHING, cpu_time, escape_controls, points
+from grader.outputs.words import count, plural
 
 STYLE = {
     Verdict.PASSED: ("PASS", "bold green"),
@@ -22,11 +28,23 @@ STYLE = {
     Verdict.RUNTIME_ERROR: ("ERROR", "bold red"),
     Verdict.SYNTAX_ERROR: ("SYNTAX", "bold red"),
     Verdict.RULE_VIOLATION: ("RULE", "bold yellow"),
-    Verdict.SKIPPED: ("SKIPPED", "dim"),
+    Verdict.SKIPPED: ("not run", "dim"),
     Verdict.GRADER_ERROR: ("GRADER", "bold white on red"),
     Verdict.MISSING: ("MISSING", "dim red"),
 }
-DIFF_STYLE = {"del": "green", "add": "red", "": "dim"}
+NOT_RUN = "not run"
+DIFF_STYLE = {"expected": "green", "got": "red", "same": "dim", "note": "dim italic", "caret": "bold"}
+# The title of the one panel of a problem that stops the whole file.
+WHOLE_FILE_TITLE = {
+    Verdict.SYNTAX_ERROR: "The file does not parse: no test was run",
+    Verdict.RULE_VIOLATION: "The file breaks a rule of the exercise: no test was run",
+    Verdict.GRADER_ERROR: "The grader could not run the tests (not your fault)",
+}
+LOADING_TITLE = "The file stopped while loading: no test was run"
+LOADING = "while loading the file: "
+ALL_HINT = re.compile(r"\s*\((grader check )?--all runs it( anyway)?\)$")
+# How grading words a problem of the file itself rather than of a test (it cannot be read, did not load).
+FILE_PHRASES = ("while loading the file", "cannot read the file", "the file is ")
 
 
 def literal(text: str, style: str = "") -> Text:
@@ -39,13 +57,35 @@ def verdict_text(verdict: Verdict) -> Text:
     return Text(label, style=style)
 
 
-def tests_table(report: Report) -> Table:
+def whole_file_problem(report: Report) -> Outcome | None:
+    """The one outcome every test shares when the file itself stopped them all (it does not parse, breaks
+    a rule, cannot be read or stopped while loading); None when the tests ran."""
+    outcomes = report.outcomes
+    if not outcomes or len({(o.verdict, o.feedback, o.details) for o in outcomes}) != 1:
+        return None
+    first = outcomes[0]
+    if first.verdict in WHOLE_FILE_TITLE or any(phrase in first.feedback for phrase in FILE_PHRASES):
+        return first
+    return None  # tests that ran and failed alike: each is told
+
+
+def skip_reason(outcome: Outcome) -> str:
+    """'a smaller test failed first', from a skipped test's feedback; how to run it anyway is said once,
+    below the table."""
+    reason = outcome.feedback.removeprefix("skipped:").strip()
+    return ALL_HINT.sub("", reason) or "skipped"
+
+
+def tests_table(report: Report, stopped: Outcome | None) -> Table:
     table = Table(show_edge=False, header_style="bold", pad_edge=False, expand=False)
     table.add_column("", justify="right", style="dim")
     table.add_column("test")
     table.add_column("verdict")
     table.add_column("CPU time", justify="right")
     table.add_column("points", justify="right")
+    skipped = any(o.verdict == Verdict.SKIPPED for o in report.outcomes)
+    if skipped:
+        table.add_column("why", style="dim", overflow="fold")
     for number, outcome in enumerate(report.outcomes, start=1):
         name = literal(outcome.test)
         if outcome.hidden:
@@ -54,56 +94,155 @@ def tests_table(report: Report) -> Table:
             name.append(" (big)", style="dim")
         if outcome.description:
             name.append(f": {escape_controls(outcome.description)}", style="dim")
-        table.add_row(str(number), name, verdict_text(outcome.verdict), cpu_time(outcome),
-                      f"{points(outcome.points)}/{points(outcome.max_points)}")
+        verdict = Text(NOT_RUN, style="dim") if stopped else verdict_text(outcome.verdict)
+        row: list[RenderableType] = [str(number), name, verdict, "" if stopped else cpu_time(outcome),
+                                     f"{points(outcome.points)}/{points(outcome.max_points)}"]
+        if skipped:
+            row.append(skip_reason(outcome) if outcome.verdict == Verdict.SKIPPED else "")
+        table.add_row(*row)
     return table
 
 
-def failure_panel(number: int, outcome: Outcome) -> Panel:
-    parts: list[object] = []
+def whole_file_panel(outcome: Outcome) -> Panel:
+    title = WHOLE_FILE_TITLE.get(outcome.verdict, LOADING_TITLE)
+    headline = outcome.feedback.removeprefix(LOADING)  # the title says so
+    parts: list[RenderableType] = [literal(headline, "bold")]
+    details = _without_headline(outcome.details, headline)
+    if details:
+        parts.append(literal(details))
+    return Panel(Group(*parts), title=Text(title), title_align="left", border_style=_border(outcome.verdict))
+
+
+def _without_headline(details: str, headline: str) -> str:
+    """A traceback without its last line when that line is the headline, already printed above it."""
+    lines = details.rstrip("\n").split("\n")
+    if lines and lines[-1].strip() == headline.strip():
+        lines.pop()
+    return "\n".join(lines)
+
+
+def failure_panel(number: int, outcome: Outcome, given: str | None) -> Panel:
+    parts: list[RenderableType] = []
     if outcome.feedback:
-        parts.append(literal(outcome.feedback))
-    form = body_form(outcome)
-    if form == "diff":
-        parts.append(Text(DIFF_CAPTION, style="dim"))
-        parts.append(_diff(outcome.details))
-    elif form == "side":
-        side = Table.grid(padding=(0, 2))
-        side.add_column(style="green")
-        side.add_column(style="red")
-        side.add_row(Text("expected", style="bold"), Text("actual", style="bold"))
-        side.add_row(literal(outcome.expected or ""), literal(outcome.actual or NOTHING))
-        parts.append(side)
-    elif form == "details":
-        parts.append(literal(outcome.details))
-    _, style = STYLE[outcome.verdict]
+        parts.append(literal(outcome.feedback, "bold"))
+    if given is not None and given != outcome.test:  # a test named by its call shows it in its title
+        parts.append(_given(given))
+    details = _without_headline(outcome.details, outcome.feedback)
+    if outcome.verdict == Verdict.WRONG_ANSWER:
+        parts.append(_difference(outcome))
+    elif details:
+        parts.append(literal(details))
     title = Text(f"{number}. ")
     title.append(literal(outcome.test))
-    return Panel(Group(*parts), title=title, title_align="left", border_style=style.replace("bold ", ""))
+    return Panel(Group(*parts), title=title, title_align="left", border_style=_border(outcome.verdict))
 
 
-def _diff(details: str) -> Text:
-    return Text("\n").join(literal(line, DIFF_STYLE[part]) for part, line in diff_lines(details))
+def _border(verdict: Verdict) -> str:
+    return STYLE[verdict][1].replace("bold ", "")
+
+
+def _given(given: str) -> Text:
+    """A visible test's input: the call, or what the program reads on stdin."""
+    text = Text("input: ", style="bold")
+    if "\n" in given.rstrip("\n") or given.endswith("\n"):
+        text.append("(what the program reads)\n", style="dim")
+        text.append_text(Text("\n").join(literal("  " + line) for line in given.rstrip("\n").split("\n")))
+    else:
+        text.append_text(literal(given))
+    return text
+
+
+def _difference(outcome: Outcome) -> RenderableType:
+    expected, actual = outcome.expected or "", outcome.actual
+    if outcome.details and not outcome.details.startswith("--- expected"):
+        return _prediction(outcome)
+    if actual is None:
+        return literal(f"expected {expected}")
+    text_compare = bool(outcome.details)  # the output checker's diff; a value's check has none
+    rows = output_difference(expected, actual) if text_compare else value_difference(expected, actual or NOTHING)
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(no_wrap=True)
+    grid.add_column(overflow="fold")
+    for row in rows:
+        shown = Text(row.text, style=DIFF_STYLE[row.kind])  # already escaped: not literal() again
+        if row.mark is not None:
+            shown.stylize("reverse", row.mark, row.mark + 1)
+        grid.add_row(Text(row.label, style="bold" if row.kind in ("expected", "got") else "dim"), shown)
+    caption = "· is a space, → a tab; " if text_compare else ""
+    return Group(Text(caption + "^ marks the first difference", style="dim"), grid)
+
+
+def _prediction(outcome: Outcome) -> RenderableType:
+    """A predict answer: each line marked right or wrong, a hint, the answer once it is shown."""
+    parts: list[RenderableType] = []
+    for line in outcome.details.split("\n"):
+        if line.startswith("hint: "):
+            parts.append(Text.assemble(("hint: ", "bold yellow"), literal(line.removeprefix("hint: "))))
+        else:
+            parts.append(literal(line, "green" if line.startswith("✓") else "red"))
+    if outcome.expected is not None:
+        parts.append(Text("The answer:", style="bold"))
+        parts.append(Text("\n").join(literal("  " + line) for line in outcome.expected.rstrip("\n").split("\n")))
+    return Group(*parts)
+
+
+def hidden_summary(report: Report) -> Text | None:
+    """'2 hidden tests: wrong answer; 1: IndexError', worst-first by count; None when none failed."""
+    kinds = Counter(o.feedback or str(o.verdict) for o in report.outcomes
+                    if o.hidden and o.verdict not in (Verdict.PASSED, Verdict.SKIPPED))
+    if not kinds:
+        return None
+    parts = [f"{count(n, 'hidden test') if i == 0 else n}: {kind}" for i, (kind, n) in enumerate(kinds.most_common())]
+    return Text("; ".join(parts), style="red")
 
 
 def summary(report: Report) -> Text:
-    failed = [o for o in report.outcomes if o.verdict != Verdict.PASSED]
-    hidden_failed = sum(o.hidden for o in failed)
+    total = len(report.outcomes)
+    not_run = sum(o.verdict == Verdict.SKIPPED for o in report.outcomes)
+    failed = [o for o in report.outcomes if o.verdict not in (Verdict.PASSED, Verdict.SKIPPED)]
+    hidden = sum(o.hidden for o in report.outcomes)
     text = Text(f"Score {points(report.score)}/{points(report.max_score)}. ", style="bold")
-    if not failed and report.visible_only:
-        text.append("All visible tests passed; the hidden tests run at grading time.", style="green")
-    elif not failed:
-        text.append(f"All {len(report.outcomes)} tests passed, hidden ones included.", style="bold green")
-    else:
-        counts = f"{len(failed)} of {len(report.outcomes)} tests did not pass"
-        text.append(counts + (f" ({hidden_failed} of them hidden)." if hidden_failed else "."), style="bold red")
+    if not failed and not not_run:
+        if report.visible_only:
+            text.append("All visible tests passed; the hidden tests run at grading time.", style="green")
+        elif total == 1:
+            text.append("The test passed.", style="bold green")
+        elif hidden:
+            text.append(f"All {total} tests passed, the {hidden} hidden {plural('one', hidden)} included.",
+                        style="bold green")
+        else:
+            text.append(f"All {total} tests passed.", style="bold green")
+        return text
+    if total == 1:
+        text.append("The test did not pass." if failed else "The test was not run.", style="bold red")
+        return text
+    parts = []
+    if failed:
+        hidden_failed = sum(o.hidden for o in failed)
+        parts.append(f"{len(failed)} of {count(total, 'test')} did not pass"
+                     + (f" ({hidden_failed} of them hidden)" if hidden_failed else ""))
+    if not_run:
+        parts.append(f"{count(not_run, 'test')} {plural('was', not_run)} not run")
+    text.append("; ".join(parts) + ".", style="bold red")
+    return text
+
+
+def stopped_summary(report: Report) -> Text:
+    total = len(report.outcomes)
+    text = Text(f"Score {points(report.score)}/{points(report.max_score)}. ", style="bold")
+    text.append(f"None of the {count(total, 'test')} could run: fix the problem above first."
+                if total != 1 else "The test could not run: fix the problem above first.", style="bold red")
     return text
 
 
 class TerminalReport(Output):
-    def __init__(self, width: int | None = None, color: bool | None = None) -> None:
+    """`inputs`: each visible test's input (its call or stdin) by name, shown beside its failure."""
+
+    def __init__(self, width: int | None = None, color: bool | None = None,
+                 inputs: dict[str, str] | None = None) -> None:
         self.width = width
         self.color = color
+        self.inputs = inputs or {}
 
     def render(self, report: Report, out: TextIO) -> None:
         console = Console(file=out, width=self.width, highlight=False, emoji=False,
@@ -117,8 +256,19 @@ class TerminalReport(Output):
             console.print(Text(f"CPU limits: {report.limits_source}", style="dim"))
         for note in report.notes:
             console.print(Text("note: ", style="bold yellow").append(literal(note)))
-        console.print(tests_table(report))
+        stopped = whole_file_problem(report)
+        if stopped is not None:
+            console.print(whole_file_panel(stopped))
+        console.print(tests_table(report, stopped))
+        if any(ALL_HINT.search(o.feedback) for o in report.outcomes if o.verdict == Verdict.SKIPPED):
+            console.print(Text("grader check --all runs the tests marked not run.", style="dim"))
+        if stopped is not None:
+            console.print(stopped_summary(report))
+            return
         for number, outcome in enumerate(report.outcomes, start=1):
-            if outcome.verdict not in (Verdict.PASSED, Verdict.SKIPPED):
-                console.print(failure_panel(number, outcome))
+            if outcome.verdict not in (Verdict.PASSED, Verdict.SKIPPED) and not outcome.hidden:
+                console.print(failure_panel(number, outcome, self.inputs.get(outcome.test)))
+        hidden = hidden_summary(report)
+        if hidden is not None:
+            console.print(hidden)
         console.print(summary(report))

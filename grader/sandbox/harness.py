@@ -24,6 +24,7 @@ RESULT_CAP = 2 << 20  # bytes of a test's result (its returned value); more is "
 SOURCE_NAME = "submission.py"
 source_text = ""  # the submission, for the lines of its tracebacks
 submission_builtins = builtins  # what the submission runs with (see forbidding)
+shown_name = SOURCE_NAME  # what tracebacks call the file: the setup's "name", the student's own
 _repr_int, _repr_float = int.__repr__, float.__repr__
 # Bound now, before the submission runs: a submission that monkeypatches os or marshal while it loads
 # changes its own tests' behaviour, not the loop that serves them.
@@ -100,6 +101,8 @@ def describe(error, limit=40):
     frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == SOURCE_NAME]
     lines = traceback.StackSummary.from_list(frames).format() if frames else []
     text = "".join(lines) + "".join(traceback.format_exception_only(type(error), error))
+    if shown_name != SOURCE_NAME:  # the student's own file name: the one they have open
+        text = text.replace('File "%s"' % SOURCE_NAME, 'File "%s"' % shown_name)
     rows = text.splitlines()
     if len(rows) > limit:
         rows = rows[: limit // 2] + ["    ... (%d lines cut)" % (len(rows) - limit)] + rows[-limit // 2 :]
@@ -118,8 +121,9 @@ def builtin_bases(cls):
 
 def load(setup):
     """Compile (and for a function exercise, run) the submission once, in this process."""
-    global source_text, submission_builtins
+    global source_text, submission_builtins, shown_name
     source = source_text = setup["source"]
+    shown_name = setup.get("name") or SOURCE_NAME
     code = compile(source, SOURCE_NAME, "exec", dont_inherit=True)
     submission_builtins = forbidding(setup.get("forbid") or [])
     namespace = {"__name__": "submission", "__builtins__": submission_builtins, "__file__": SOURCE_NAME}

@@ -64,7 +64,7 @@ def test_an_error_in_a_helper_is_the_students_and_the_child_never_reads_the_grad
     assert report["tests"][0]["feedback"] == "NameError: name 'undefined' is not defined"
     (folder / "helpers.py").unlink()  # the module sent in the setup is the only way in
     report = course.check(folder)
-    assert report["tests"][0]["feedback"] == "ModuleNotFoundError: No module named 'helpers'"
+    assert report["tests"][0]["feedback"] == "while loading the file: ModuleNotFoundError: No module named 'helpers'"
 
 
 def test_a_folder_link_out_of_itself_is_refused(course: Course, tmp_path: Path) -> None:

@@ -34,7 +34,7 @@ def test_every_escape_ends_in_its_verdict(hostile: Course) -> None:
 def test_a_rewritten_harness_cannot_hide_cpu_or_answer_ahead(hostile: Course) -> None:
     hostile.exercise("  - name: slow\n    call: slow()\n    expect: 1\n"
                      "  - name: wrong\n    call: wrong()\n    expect: 81\n", cpu=0.5)
-    result = hostile.check(submission("forge.py"))
+    result = hostile.check(submission("forge.py"), "--all")  # every test runs after the timeout
     got, isolation = verdicts(result), result.json()["isolation"]
     assert got["wrong"] == "wrong_answer"  # the reply sent ahead carried a stale seq: dropped
     assert got["square(3)"] == "passed"

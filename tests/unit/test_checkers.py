@@ -61,7 +61,8 @@ def test_value_feedback_is_structural() -> None:
     assert value([1, 3, 0, 2], (1, 3, 0, 2)).feedback.startswith("expected a list, got a tuple")
     assert value(["a", "b", "c"], ["a", "x"]).feedback == "2 items missing, 1 extra (expected 3 items, got 2)"
     assert value(["a", "b"], ["b", "a"]).feedback == "the right items in the wrong order (first at index 0)"
-    assert value([1, 2, 3], [1, 5, 3]).feedback == "1 item missing, 1 extra (expected 3 items, got 3)"
+    assert value([1, 2, 3], [1, 5, 3]).feedback == "item 1 differs: expected 2, got 5"
+    assert value([1, 2, 3], [0, 5, 3]).feedback == "item 0 differs: expected 1, got 0 (and 1 item after it)"
 
 
 def test_unordered_accepts_any_order_but_not_missing_or_duplicate_items() -> None:

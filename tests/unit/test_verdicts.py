@@ -23,12 +23,12 @@ def a_test(compare: str = "value", hidden: bool = False, checker: str | None = N
     (RunResult(sandbox_error="cannot make the sandbox's cgroup"), Verdict.GRADER_ERROR,
      "cannot make the sandbox's cgroup"),
     (RunResult(timing=Timing.STOPPED_CPU, cpu_seconds=1.2), Verdict.TIMEOUT,
-     "time limit exceeded: 1.20 s of 1.00 s CPU"),
-    (RunResult(timing=Timing.OVER_LIMIT, cpu_seconds=1.1), Verdict.TIMEOUT, "time limit exceeded: 1.10 s of 1.00 s CPU"),
+     "time limit exceeded: stopped after 1.20 s of CPU; the limit is 1.00 s"),
+    (RunResult(timing=Timing.OVER_LIMIT, cpu_seconds=1.1), Verdict.TIMEOUT, "time limit exceeded: it took 1.10 s of CPU; the limit is 1.00 s"),
     (RunResult(timing=Timing.STOPPED_WALL, cpu_seconds=0.01, wall_seconds=5.0), Verdict.TIMEOUT,
-     "time limit exceeded: 5.00 s of 5.00 s wall clock (it waited or slept)"),
+     "time limit exceeded: stopped after 5.00 s of wall-clock time, most of it waiting or sleeping; the limit is 5.00 s"),
     (RunResult(timing=Timing.STOPPED_WALL, cpu_seconds=0.5, wall_seconds=5.0, error_message="while loading the file"),
-     Verdict.TIMEOUT, "time limit exceeded while loading the file: 5.00 s of 5.00 s wall clock (it waited or slept)"),
+     Verdict.TIMEOUT, "time limit exceeded while loading the file: stopped after 5.00 s of wall-clock time, most of it waiting or sleeping; the limit is 5.00 s"),
     (RunResult(output_truncated=True, has_value=True, value=1), Verdict.OUTPUT_LIMIT, "printed more than 8 KiB"),
     (RunResult(fault=Fault.OUT_OF_MEMORY, error_type="MemoryError"), Verdict.MEMORY_LIMIT,
      "ran out of memory (limit 256 MiB)"),
@@ -58,7 +58,7 @@ def test_a_run_that_went_well_is_left_to_the_checker() -> None:
 @pytest.mark.parametrize(("compare", "observed", "expected", "verdict", "feedback"), [
     ("value", RunResult(value=3, has_value=True), 3, Verdict.PASSED, ""),
     ("value", RunResult(value=4, has_value=True), 3, Verdict.WRONG_ANSWER, "expected 3, got 4"),
-    ("value", RunResult(value=True, has_value=True), 1, Verdict.WRONG_ANSWER, "expected a int, got a bool: True"),
+    ("value", RunResult(value=True, has_value=True), 1, Verdict.WRONG_ANSWER, "expected an int, got a bool: True"),
     ("output", RunResult(stdout="2\n"), "2", Verdict.PASSED, ""),
     ("output", RunResult(stdout="3\n"), "2", Verdict.WRONG_ANSWER, "line 1 differs"),
     ("output", RunResult(stdout=""), "2", Verdict.WRONG_ANSWER, "printed nothing"),
@@ -74,7 +74,7 @@ def test_the_checker_decides_a_run_that_went_well(compare: str, observed: RunRes
 @pytest.mark.parametrize(("observed", "feedback"), [
     (RunResult(value=4, has_value=True), "wrong answer"),
     (RunResult(fault=Fault.RAISED, error_type="IndexError", error_message="board [1, 3] is bad"), "IndexError"),
-    (RunResult(timing=Timing.STOPPED_CPU, cpu_seconds=1.2), "time limit exceeded: 1.20 s of 1.00 s CPU"),
+    (RunResult(timing=Timing.STOPPED_CPU, cpu_seconds=1.2), "time limit exceeded: stopped after 1.20 s of CPU; the limit is 1.00 s"),
     (RunResult(value=3, has_value=True), ""),
 ])
 def test_a_hidden_test_says_what_kind_of_failure_and_nothing_of_its_input(observed: RunResult, feedback: str) -> None:
