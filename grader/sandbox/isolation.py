@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import errno
-import fcntl
 import functools
 import json
 import os
@@ -138,31 +137,35 @@ def helper_pids() -> set[int]:
 
 
 # ---------------------------------------------------------------- dedicated uids
-_slot: tuple[int, int] | None = None  # (uid, fd of its lock file)
+_slot: tuple[int, object] | None = None  # (uid, the socket whose name holds it)
 _slot_swept = False  # the first sandbox of this process has killed what a previous holder left behind
 
 
 def state_dir() -> Path:
+    """Where the probe's answers are kept (root only); OSError where nothing is writable (a read-only /run
+    and /tmp, as in many containers): the probe then runs at every start, and nothing else needs it."""
     path = Path("/run/grader-slots") if os.access("/run", os.W_OK) else Path("/tmp/grader-slots")
     path.mkdir(mode=0o700, exist_ok=True)
     return path
 
 
 def slot_uid() -> int:
-    """A uid no other running grader uses, held (by a lock file) for the life of this process."""
+    """A uid no other running grader uses, held for the life of this process by an abstract UNIX socket
+    named after it: the kernel frees the name when we die, and it needs no writable folder."""
     global _slot
     if _slot is None:
-        lock_dir = state_dir()
+        import socket  # only here (root): most commands never start a sandbox
+
         start = FIRST_SLOT_UID + (os.getpid() % SLOT_COUNT)
         for offset in range(SLOT_COUNT):
             uid = FIRST_SLOT_UID + (start - FIRST_SLOT_UID + offset) % SLOT_COUNT
-            fd = os.open(lock_dir / f"{uid}.lock", os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o600)
+            holder = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)
             try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                os.close(fd)
+                holder.bind(f"\0grader-slot-{uid}".encode())  # bound, never listening: nobody connects
+            except OSError:
+                holder.close()
                 continue
-            _slot = (uid, fd)
+            _slot = (uid, holder)
             break
         else:
             raise OSError(errno.EAGAIN, "every sandbox uid is in use")
@@ -199,8 +202,10 @@ def _disabled_by_environment() -> set[str]:
 
 
 def _probe(disabled: set[str]) -> Isolation:
-    missing: dict[str, str] = {name: "turned off by GRADER_LAYERS" for name in disabled}
     root = os.geteuid() == 0
+    if root:  # a submission never runs as root: with root the dedicated uid is not a layer one can turn off
+        disabled = disabled - {"uid"}
+    missing: dict[str, str] = {name: "turned off by GRADER_LAYERS" for name in disabled}
     if not root:
         for name in ("uid", "netns", "mountns", "cgroup"):
             missing.setdefault(name, "needs root")
@@ -256,7 +261,10 @@ def _cached_probe(layers: list[str], probe_cgroup: bool) -> dict[str, str]:
     if reason:
         found["cgroup"] = reason
     if where is not None:
-        write_atomically(where, json.dumps({**wanted, "missing": found}).encode())
+        try:
+            write_atomically(where, json.dumps({**wanted, "missing": found}).encode())
+        except OSError:
+            pass  # a read-only /run or /tmp: probed again next time
     return found
 
 
