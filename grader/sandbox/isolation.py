@@ -180,6 +180,34 @@ def first_sandbox_of_process() -> bool:
     return first
 
 
+# ---------------------------------------------------------------- required layers
+def required_layers() -> list[str]:
+    """The layers a course requires (GRADER_REQUIRE_LAYERS=uid,seccomp): without them grading refuses."""
+    wanted = os.environ.get("GRADER_REQUIRE_LAYERS", "")
+    return [name.strip() for name in wanted.split(",") if name.strip()]
+
+
+def unmet(isolation: Isolation) -> dict[str, str]:
+    """{required layer: why it is not in force here}."""
+    found = {}
+    for name in required_layers():
+        if name not in LAYERS:
+            found[name] = f"no such layer (the layers: {', '.join(LAYERS)})"
+        elif not (isolation.uid is not None if name == "uid" else getattr(isolation, name)):
+            found[name] = isolation.missing.get(name, "not detected")
+    return found
+
+
+def refusal(isolation: Isolation) -> str:
+    """Why grading must not start under these layers ('' when it may)."""
+    missing = unmet(isolation)
+    if not missing:
+        return ""
+    why = "; ".join(f"{name}: {reason}" for name, reason in missing.items())
+    return (f"refusing to grade: GRADER_REQUIRE_LAYERS asks for {', '.join(required_layers())}, "
+            f"missing here: {why}")
+
+
 # ---------------------------------------------------------------- detection
 _detected: Isolation | None = None
 

@@ -11,7 +11,8 @@ from pathlib import Path
 from grader.model import Limits
 from grader.sandbox import groups, linux, reaping, wire
 from grader.sandbox.groups import ResourceGroup
-from grader.sandbox.isolation import Isolation, child_python, first_sandbox_of_process, netns_fd, start_netns_holder
+from grader.sandbox.isolation import (Isolation, child_python, first_sandbox_of_process, netns_fd, refusal,
+                                     start_netns_holder)
 from grader.sandbox.jail import Jail
 from grader.sandbox.wire import Frame
 
@@ -74,6 +75,10 @@ class ProcessSession:
     # ------------------------------------------------------------ start
     def launch(self) -> None:
         """Start it and hand it the submission, without waiting for the load (see `load`)."""
+        refused = refusal(self.isolation)
+        if refused:  # a grader_error verdict for every test: a batch shows it per student, nothing runs
+            self._failure = Frame({"sandbox_error": refused}, 0.0, 0.0)
+            return
         if self.isolation.netns:
             try:
                 netns_fd()  # made (or waited for) here: the child joins it, and a holder's failure stops the start
