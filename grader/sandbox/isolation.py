@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import fcntl
 import functools
 import json
 import os
@@ -151,11 +152,16 @@ def state_dir() -> Path:
 
 def slot_uid() -> int:
     """A uid no other running grader uses, held for the life of this process by an abstract UNIX socket
-    named after it: the kernel frees the name when we die, and it needs no writable folder."""
+    named after it (the kernel frees the name when we die; no writable folder is needed) and, where the
+    state folder can be written, by a lock file there too: a grader of an older version locks only that."""
     global _slot
     if _slot is None:
         import socket  # only here (root): most commands never start a sandbox
 
+        try:
+            lock_dir: Path | None = state_dir()
+        except OSError:
+            lock_dir = None  # a read-only /run and /tmp: the socket alone holds the uid
         start = FIRST_SLOT_UID + (os.getpid() % SLOT_COUNT)
         for offset in range(SLOT_COUNT):
             uid = FIRST_SLOT_UID + (start - FIRST_SLOT_UID + offset) % SLOT_COUNT
@@ -165,11 +171,29 @@ def slot_uid() -> int:
             except OSError:
                 holder.close()
                 continue
-            _slot = (uid, holder)
+            lock = _lock_file(lock_dir, uid) if lock_dir is not None else -1
+            if lock == -2:
+                holder.close()
+                continue
+            _slot = (uid, (holder, lock))
             break
         else:
             raise OSError(errno.EAGAIN, "every sandbox uid is in use")
     return _slot[0]
+
+
+def _lock_file(folder: Path, uid: int) -> int:
+    """The uid's lock file, locked: its fd; -2 when another grader holds it; -1 when it cannot be made."""
+    try:
+        fd = os.open(folder / f"{uid}.lock", os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o600)
+    except OSError:
+        return -1
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return -2
+    return fd
 
 
 def first_sandbox_of_process() -> bool:
