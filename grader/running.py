@@ -10,7 +10,7 @@ from types import TracebackType
 from grader.forms import request_fields
 from grader.handins.base import Module
 from grader.kinds import kind_of
-from grader.model import Exercise, RunResult, Test
+from grader.model import Exercise, RunResult, Test, Timing
 from grader.replies import load_failure_from, result_from
 from grader.sandbox import Backend, Frame, Session, default_backend
 
@@ -113,12 +113,19 @@ class SubmissionRun:
             "forbid": [[rule.name, rule.message] for rule in self.exercise.forbid],  # denied at run time too
             "modules": [(m.name, m.path, m.source, m.package) for m in self.modules],
             "name": self.file_name,
+            # Loading (all the file's top-level code) is charged to the exercise's CPU limit, not to a test.
+            "load_cpu": limits.cpu,
+            "margin": BORDERLINE_MARGIN,
         }
         return setup, limits, self.private_paths
 
     def _loaded(self, session: Session, frame: Frame) -> None:
         """Keep a sandbox that loaded the submission; otherwise close it and remember why it failed."""
         self.load_failure = load_failure_from(frame)
+        if self.load_failure is not None and self.load_failure.timing is not Timing.IN_TIME:
+            limit = self.exercise.limits.cpu
+            self.load_failure = replace(self.load_failure,
+                                        error_message=f"while loading the file (its limit: {limit:.2f} s CPU)")
         if self.load_failure is None:
             self.session = session
         else:

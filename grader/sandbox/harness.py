@@ -403,21 +403,70 @@ def reap(block):
             return
 
 
+# Bound at start-up, as above: the clean-up does not use what the submission may patch in os.
+_open, _close, _chdir, _fchdir, _chmod = os.open, os.close, os.chdir, os.fchdir, os.chmod
+_scandir, _unlink, _rmdir, _mkdir = os.scandir, os.unlink, os.rmdir, os.mkdir
+
+
 def clear(folder):
-    """Remove everything in `folder` (not following symbolic links); best effort."""
+    """Remove everything in `folder`, whatever the test did to it: folders made 0o500 or 0o000 are made
+    ours again first (the test ran as our uid, which owns all of it), a tree of any depth is walked with
+    chdir (no path grows, no descriptor is held per level), symbolic links are removed, never followed.
+    An error is raised, never ignored: the harness then dies, the test that left it is blamed, and the
+    next test gets a fresh sandbox instead of this one's leftovers."""
+    home = _open(".", os.O_RDONLY | os.O_DIRECTORY)
     try:
-        entries = list(os.scandir(folder))
+        _chdir(folder)
+        _chmod(".", 0o700)  # the folder itself: a test may have taken our rights to it
+        below = []  # the folders walked down from `folder`, and below each one those still to visit
+        pending = [_empty_but_folders()]
+        while True:
+            if pending[-1]:
+                name = pending[-1].pop()
+                _chmod(name, 0o700)
+                _chdir(name)
+                below.append(name)
+                pending.append(_empty_but_folders())
+            elif below:
+                pending.pop()
+                _chdir("..")
+                _rmdir(below.pop())
+            else:
+                return
+    finally:
+        _fchdir(home)
+        _close(home)
+
+
+def remove_own_files(folder):
+    """Remove what our uid owns directly in `folder` (a world-writable one, when nothing else keeps the
+    submission out of it), folders included; what others own is left alone, links are never followed."""
+    try:
+        entries = list(_scandir(folder))
     except OSError:
         return
+    uid, here = os.getuid(), os.stat(".")  # our working folder may be in there (TMPDIR=/tmp): it stays
     for entry in entries:
-        try:
+        found = entry.stat(follow_symlinks=False)
+        if found.st_uid != uid or (found.st_ino, found.st_dev) == (here.st_ino, here.st_dev):
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            clear(entry.path)
+            _rmdir(entry.path)
+        else:
+            _unlink(entry.path)
+
+
+def _empty_but_folders():
+    """Unlink everything in the current folder but its folders (not links to folders); return their names."""
+    folders = []
+    with _scandir(".") as entries:
+        for entry in entries:
             if entry.is_dir(follow_symlinks=False):
-                clear(entry.path)
-                os.rmdir(entry.path)
+                folders.append(entry.name)
             else:
-                os.unlink(entry.path)
-        except OSError:
-            pass
+                _unlink(entry.name)
+    return folders
 
 
 def own_children():
@@ -436,7 +485,7 @@ def serve(setup, code, namespace):
     for number in range(1, 1 << 62):
         request = receive()
         workdir = "t%d" % number
-        os.mkdir(workdir, 0o700)
+        _mkdir(workdir, 0o700)
         request["workdir"] = os.path.abspath(workdir)
         files = (
             memfd("stdin", (request["stdin"] or "").encode()),
@@ -463,6 +512,8 @@ def serve(setup, code, namespace):
         stderr, _ = read_back(files[2], min(request["output"], 16384))
         result, _ = read_back(files[3], RESULT_CAP)
         clear(".")  # the next test starts from an empty folder too, and files cannot pile up across tests
+        for folder in setup.get("clear_also", ()):
+            remove_own_files(folder)
         send({
             "seq": request["seq"],
             "status": status,
@@ -477,6 +528,10 @@ def serve(setup, code, namespace):
 
 def main():
     setup = receive()
+    # Loading has a CPU limit of its own: SIGPROF stops it just past it (the grader, reading our CPU,
+    # calls that a timeout); the sandbox's RLIMIT_CPU is the backstop if the submission disarms it.
+    signal.signal(signal.SIGPROF, signal.SIG_DFL)
+    signal.setitimer(signal.ITIMER_PROF, setup.get("load_cpu", 0) * setup.get("margin", 1))
     try:
         code, namespace = load(setup)
     except BaseException as error:  # noqa: BLE001
@@ -484,6 +539,7 @@ def main():
         reply["loaded"] = False
         send(reply)
         return
+    signal.setitimer(signal.ITIMER_PROF, 0)
     flush_streams()
     sweep_and_reap(setup["sweep"])  # a helper started while loading would otherwise hold our channels
     send({"loaded": True})

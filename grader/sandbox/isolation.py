@@ -138,35 +138,62 @@ def helper_pids() -> set[int]:
 
 
 # ---------------------------------------------------------------- dedicated uids
-_slot: tuple[int, int] | None = None  # (uid, fd of its lock file)
+_slot: tuple[int, object] | None = None  # (uid, the socket whose name holds it)
 _slot_swept = False  # the first sandbox of this process has killed what a previous holder left behind
 
 
 def state_dir() -> Path:
+    """Where the probe's answers are kept (root only); OSError where nothing is writable (a read-only /run
+    and /tmp, as in many containers): the probe then runs at every start, and nothing else needs it."""
     path = Path("/run/grader-slots") if os.access("/run", os.W_OK) else Path("/tmp/grader-slots")
     path.mkdir(mode=0o700, exist_ok=True)
     return path
 
 
 def slot_uid() -> int:
-    """A uid no other running grader uses, held (by a lock file) for the life of this process."""
+    """A uid no other running grader uses, held for the life of this process by an abstract UNIX socket
+    named after it (the kernel frees the name when we die; no writable folder is needed) and, where the
+    state folder can be written, by a lock file there too: a grader of an older version locks only that."""
     global _slot
     if _slot is None:
-        lock_dir = state_dir()
+        import socket  # only here (root): most commands never start a sandbox
+
+        try:
+            lock_dir: Path | None = state_dir()
+        except OSError:
+            lock_dir = None  # a read-only /run and /tmp: the socket alone holds the uid
         start = FIRST_SLOT_UID + (os.getpid() % SLOT_COUNT)
         for offset in range(SLOT_COUNT):
             uid = FIRST_SLOT_UID + (start - FIRST_SLOT_UID + offset) % SLOT_COUNT
-            fd = os.open(lock_dir / f"{uid}.lock", os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o600)
+            holder = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)
             try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                os.close(fd)
+                holder.bind(f"\0grader-slot-{uid}".encode())  # bound, never listening: nobody connects
+            except OSError:
+                holder.close()
                 continue
-            _slot = (uid, fd)
+            lock = _lock_file(lock_dir, uid) if lock_dir is not None else -1
+            if lock == -2:
+                holder.close()
+                continue
+            _slot = (uid, (holder, lock))
             break
         else:
             raise OSError(errno.EAGAIN, "every sandbox uid is in use")
     return _slot[0]
+
+
+def _lock_file(folder: Path, uid: int) -> int:
+    """The uid's lock file, locked: its fd; -2 when another grader holds it; -1 when it cannot be made."""
+    try:
+        fd = os.open(folder / f"{uid}.lock", os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o600)
+    except OSError:
+        return -1
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return -2
+    return fd
 
 
 def first_sandbox_of_process() -> bool:
@@ -175,6 +202,34 @@ def first_sandbox_of_process() -> bool:
     global _slot_swept
     first, _slot_swept = not _slot_swept, True
     return first
+
+
+# ---------------------------------------------------------------- required layers
+def required_layers() -> list[str]:
+    """The layers a course requires (GRADER_REQUIRE_LAYERS=uid,seccomp): without them grading refuses."""
+    wanted = os.environ.get("GRADER_REQUIRE_LAYERS", "")
+    return [name.strip() for name in wanted.split(",") if name.strip()]
+
+
+def unmet(isolation: Isolation) -> dict[str, str]:
+    """{required layer: why it is not in force here}."""
+    found = {}
+    for name in required_layers():
+        if name not in LAYERS:
+            found[name] = f"no such layer (the layers: {', '.join(LAYERS)})"
+        elif not (isolation.uid is not None if name == "uid" else getattr(isolation, name)):
+            found[name] = isolation.missing.get(name, "not detected")
+    return found
+
+
+def refusal(isolation: Isolation) -> str:
+    """Why grading must not start under these layers ('' when it may)."""
+    missing = unmet(isolation)
+    if not missing:
+        return ""
+    why = "; ".join(f"{name}: {reason}" for name, reason in missing.items())
+    return (f"refusing to grade: GRADER_REQUIRE_LAYERS asks for {', '.join(required_layers())}, "
+            f"missing here: {why}")
 
 
 # ---------------------------------------------------------------- detection
@@ -199,8 +254,10 @@ def _disabled_by_environment() -> set[str]:
 
 
 def _probe(disabled: set[str]) -> Isolation:
-    missing: dict[str, str] = {name: "turned off by GRADER_LAYERS" for name in disabled}
     root = os.geteuid() == 0
+    if root:  # a submission never runs as root: with root the dedicated uid is not a layer one can turn off
+        disabled = disabled - {"uid"}
+    missing: dict[str, str] = {name: "turned off by GRADER_LAYERS" for name in disabled}
     if not root:
         for name in ("uid", "netns", "mountns", "cgroup"):
             missing.setdefault(name, "needs root")
@@ -256,7 +313,10 @@ def _cached_probe(layers: list[str], probe_cgroup: bool) -> dict[str, str]:
     if reason:
         found["cgroup"] = reason
     if where is not None:
-        write_atomically(where, json.dumps({**wanted, "missing": found}).encode())
+        try:
+            write_atomically(where, json.dumps({**wanted, "missing": found}).encode())
+        except OSError:
+            pass  # a read-only /run or /tmp: probed again next time
     return found
 
 

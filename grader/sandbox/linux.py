@@ -24,6 +24,8 @@ PR_SET_DUMPABLE = 4
 PR_SET_SECCOMP = 22
 PR_SET_CHILD_SUBREAPER = 36
 PR_SET_NO_NEW_PRIVS = 38
+PR_CAPBSET_DROP = 24
+PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 47, 4
 
 
 def _fail(what: str) -> OSError:
@@ -52,19 +54,76 @@ def mount(source: str, target: str, fstype: str | None, flags: int = 0, data: st
         raise _fail(f"mount {target}")
 
 
+# ---------------------------------------------------------------- capabilities
+_SYS_CAPGET, _SYS_CAPSET = 125, 126
+_CAPABILITY_VERSION_3 = 0x20080522
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+
+def drop_bounding_set() -> None:
+    """Drop every capability from the bounding set: no program exec'd later can hold one, file
+    capabilities included. Needs CAP_SETPCAP (root); EPERM without it."""
+    for capability in range(64):  # until EINVAL, past the kernel's last (a private /proc has no /proc/sys)
+        if _libc.prctl(PR_CAPBSET_DROP, capability, 0, 0, 0) == -1:
+            if ctypes.get_errno() == 22 and capability > 0:
+                return
+            raise _fail(f"dropping capability {capability} from the bounding set")
+
+
+def clear_capabilities() -> None:
+    """Clear the ambient, effective, permitted and inheritable sets of this thread (always allowed)."""
+    if _libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) == -1 and ctypes.get_errno() != 22:
+        raise _fail("clearing the ambient capabilities")  # EINVAL: a kernel before ambient capabilities
+    header = _CapHeader(_CAPABILITY_VERSION_3, 0)
+    data = (_CapData * 2)()
+    if _libc.syscall(_SYS_CAPSET, ctypes.byref(header), data) != 0:
+        raise _fail("capset")
+
+
+def capabilities() -> tuple[int, int, int]:
+    """(effective, permitted, inheritable) of this thread, as 64-bit masks."""
+    header = _CapHeader(_CAPABILITY_VERSION_3, 0)
+    data = (_CapData * 2)()
+    if _libc.syscall(_SYS_CAPGET, ctypes.byref(header), data) != 0:
+        raise _fail("capget")
+    return tuple(getattr(data[0], name) | getattr(data[1], name) << 32  # type: ignore[return-value]
+                 for name in ("effective", "permitted", "inheritable"))
+
+
 # ---------------------------------------------------------------- seccomp
 # x86_64 numbers of the system calls an exercise never needs and an escape often does. Sockets are denied
 # except AF_UNIX (asyncio makes a socketpair), which is the no-network layer that also works in containers.
 _DENIED_X86_64 = {
+    # network
     "socket": 41, "connect": 42, "accept": 43, "sendto": 44, "recvfrom": 45, "sendmsg": 46,
-    "recvmsg": 47, "bind": 49, "listen": 50, "socketpair": 53, "accept4": 288, "ptrace": 101,
-    "personality": 135, "mount": 165, "umount2": 166, "add_key": 248, "request_key": 249,
-    "keyctl": 250, "unshare": 272, "perf_event_open": 298, "open_by_handle_at": 304, "setns": 308,
-    "process_vm_readv": 310, "process_vm_writev": 311, "bpf": 321, "userfaultfd": 323,
-    "io_uring_setup": 425, "pidfd_getfd": 438, "kexec_load": 246, "init_module": 175,
-    "finit_module": 313, "delete_module": 176, "pivot_root": 155, "chroot": 161, "swapon": 167,
-    "reboot": 169, "sethostname": 170,
+    "recvmsg": 47, "bind": 49, "listen": 50, "socketpair": 53, "accept4": 288,
+    # other processes' memory and the kernel's attack surface
+    "ptrace": 101, "process_vm_readv": 310, "process_vm_writev": 311, "process_madvise": 440,
+    "pidfd_getfd": 438, "kcmp": 312, "personality": 135, "bpf": 321, "userfaultfd": 323,
+    "perf_event_open": 298, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
+    "add_key": 248, "request_key": 249, "keyctl": 250, "iopl": 172, "ioperm": 173,
+    "lookup_dcookie": 212, "fanotify_init": 300, "uselib": 134, "_sysctl": 156,
+    # mounts and namespaces, the new mount API and the mount table included
+    "mount": 165, "umount2": 166, "unshare": 272, "setns": 308, "pivot_root": 155, "chroot": 161,
+    "open_tree": 428, "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433,
+    "mount_setattr": 442, "statmount": 457, "listmount": 458, "open_tree_attr": 467,
+    "open_by_handle_at": 304, "name_to_handle_at": 303,
+    # the machine's clock, log, accounting, quotas, swap, modules and power
+    "settimeofday": 164, "clock_settime": 227, "adjtimex": 159, "clock_adjtime": 305, "syslog": 103,
+    "acct": 163, "quotactl": 179, "quotactl_fd": 443, "swapon": 167, "swapoff": 168, "reboot": 169,
+    "kexec_load": 246, "kexec_file_load": 320, "init_module": 175, "finit_module": 313,
+    "delete_module": 176, "sethostname": 170, "setdomainname": 171, "vhangup": 153, "nfsservctl": 180,
 }
+# mknod() and mknodat() of a character or block device are denied; a FIFO or a plain file (os.mkfifo) is not.
+_MKNOD, _MKNODAT = 133, 259
+_S_IFMT, _S_IFCHR, _S_IFBLK = 0o170000, 0o020000, 0o060000
 _SOCKET, _SOCKETPAIR, _AF_UNIX = 41, 53, 1
 _CLONE, _CLONE3 = 56, 435
 _CLONE_NEW_ANY = 0x7E020000  # CLONE_NEWNS | NEWCGROUP | NEWUTS | NEWIPC | NEWUSER | NEWPID | NEWNET
@@ -105,6 +164,9 @@ def install_seccomp_filter() -> None:
     # hides its flags in memory, so it answers ENOSYS and glibc falls back to clone() (as Docker does).
     program += [(jump_eq, 0, 3, _CLONE), (load_word, 0, 0, 16), (and_k, 0, 0, _CLONE_NEW_ANY),
                 (jump_eq, "allow", "deny", 0), (jump_eq, "enosys", 0, _CLONE3)]
+    for number, mode_offset in ((_MKNOD, 24), (_MKNODAT, 32)):  # the mode: args[1], args[2]
+        program += [(jump_eq, 0, 4, number), (load_word, 0, 0, mode_offset), (and_k, 0, 0, _S_IFMT),
+                    (jump_eq, "deny", 0, _S_IFCHR), (jump_eq, "deny", "allow", _S_IFBLK)]
     for number in sorted(set(_DENIED_X86_64.values()) - {_SOCKET, _SOCKETPAIR}):
         program.append((jump_eq, "deny", 0, number))
     program += [(ret, 0, 0, _RET_ALLOW), (ret, 0, 0, _RET_ERRNO | _EPERM), (ret, 0, 0, _RET_ERRNO | _ENOSYS)]

@@ -5,12 +5,14 @@ from __future__ import annotations
 import os
 import signal
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from grader.model import Limits
 from grader.sandbox import groups, linux, reaping, wire
 from grader.sandbox.groups import ResourceGroup
-from grader.sandbox.isolation import Isolation, child_python, first_sandbox_of_process, netns_fd, start_netns_holder
+from grader.sandbox.isolation import (Isolation, child_python, first_sandbox_of_process, netns_fd, refusal,
+                                     start_netns_holder)
 from grader.sandbox.jail import Jail
 from grader.sandbox.wire import Frame
 
@@ -37,7 +39,11 @@ class ProcessBackend:
         reaping.become_subreaper()
         # Not dumpable: a sandbox running as our own uid (no root) cannot read /proc/<grader>/mem or environ.
         linux.prctl(linux.PR_SET_DUMPABLE, 0)
-        session = ProcessSession({**setup, "sweep": self.isolation.signals_confined}, limits, self.isolation,
+        iso = self.isolation
+        # Where a test could leave files for the next one when neither a mount namespace nor Landlock keeps
+        # it in its working folder (only with a dedicated uid: what it owns there is the submission's).
+        clear_also = list(reaping.WORLD_WRITABLE) if iso.uid is not None and not (iso.mountns or iso.landlock) else []
+        session = ProcessSession({**setup, "sweep": iso.signals_confined, "clear_also": clear_also}, limits, iso,
                                  tuple(str(p) for p in private_paths))
         try:
             session.launch()
@@ -69,6 +75,10 @@ class ProcessSession:
     # ------------------------------------------------------------ start
     def launch(self) -> None:
         """Start it and hand it the submission, without waiting for the load (see `load`)."""
+        refused = refusal(self.isolation)
+        if refused:  # a grader_error verdict for every test: a batch shows it per student, nothing runs
+            self._failure = Frame({"sandbox_error": refused}, 0.0, 0.0)
+            return
         if self.isolation.netns:
             try:
                 netns_fd()  # made (or waited for) here: the child joins it, and a holder's failure stops the start
@@ -127,7 +137,15 @@ class ProcessSession:
         """The reply to the set-up: the submission loaded, or why not; the wall limit counts from launch."""
         if self._failure is not None:
             return self._failure
-        return self._receive(wall_seconds, seq=None, started=self._launched_at)
+        frame = self._receive(wall_seconds, seq=None, started=self._launched_at)
+        limit, margin = self.setup.get("load_cpu"), self.setup.get("margin", 1.0)
+        if isinstance(limit, (int, float)) and isinstance(margin, (int, float)) and limit > 0:
+            # Our own reading decides: stopped by SIGPROF (or the backstop) past the limit, or loaded
+            # after all but far past it (it disarmed the timer), either way the load ran out of time.
+            stopped = frame.failure == "died" and frame.cpu_seconds >= limit
+            if stopped or (not frame.failure and frame.cpu_seconds > limit * margin):
+                frame = replace(frame, data=None, failure="timeout")
+        return frame
 
     # ------------------------------------------------------------ talk
     def run(self, request: dict[str, object], wall_seconds: float) -> Frame:

@@ -419,3 +419,29 @@ def test_a_helper_forging_replies_neither_answers_a_test_nor_holds_up_the_close(
     report = grade(exercise, submission)
     assert [o.verdict for o in report.outcomes] == [Verdict.WRONG_ANSWER, Verdict.SKIPPED]
     assert time.monotonic() - started < 10
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root could run a submission as root")
+def test_root_without_a_dedicated_uid_refuses_to_run_the_submission() -> None:
+    from grader.sandbox import Isolation
+
+    no_uid = Isolation(missing={"uid": "every sandbox uid is in use"})
+    with SubmissionRun(EXERCISE, SOURCE, backend=ProcessBackend(no_uid)) as submission_run:
+        result = submission_run.run(make_test("remember(1)"))
+    assert result.sandbox_error == ("refusing to run the submission as root: no dedicated uid "
+                                    "(every sandbox uid is in use)")
+    assert not result.has_value  # nothing of the submission ran
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="slot uids are for root")
+def test_two_graders_hold_two_uids_without_any_folder_to_lock(tmp_path: Path) -> None:
+    import subprocess
+
+    from grader.sandbox.isolation import slot_uid
+
+    ours = slot_uid()
+    code = "from grader.sandbox.isolation import slot_uid; print(slot_uid())"
+    # Another grader whose pid would pick our uid first: it must skip it (the abstract socket is ours).
+    theirs = [int(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                                 cwd=Path(__file__).resolve().parents[2]).stdout) for _ in range(3)]
+    assert ours not in theirs

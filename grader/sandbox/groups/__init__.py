@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from grader.sandbox.groups import v1
+from grader.sandbox.groups import v1, v2
 
 
 class ResourceGroup(Protocol):
@@ -46,7 +46,8 @@ class GroupKind:
 
 
 KINDS: dict[str, GroupKind] = {
-    "v1": GroupKind(v1.present, v1.unavailable, v1.Group, v1.remove_stale),
+    "v1": GroupKind(v1.present, v1.unavailable, v1.Group, v1.remove_stale),  # hybrid hosts: v1 has the controllers
+    "v2": GroupKind(v2.present, v2.unavailable, v2.Group, v2.remove_stale),
 }
 
 
