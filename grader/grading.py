@@ -11,6 +11,7 @@ from grader.expected import ExpectationError, expected_values
 from grader.kinds import kind_of
 from grader.handins.base import Context, Handin
 from grader.model import Exercise, Outcome, Report, RunResult, StaffDetail, Test, Verdict
+from grader.outputs.text import bounded
 from grader.rules import check_rules
 from grader.running import SubmissionRun
 from grader.sandbox import Backend, default_backend
@@ -72,7 +73,8 @@ def grade(exercise: Exercise, submission: Path, *, run_all: bool = False, visibl
     if not kind.runs_code:
         for test in tests:
             judged = judge(test, kind.judged_here(source), expected[test.name])
-            outcomes[test.name] = kind.review(exercise, judged, source, expected[test.name], attempt)
+            reviewed = kind.review(exercise, judged, source, expected[test.name], attempt)
+            outcomes[test.name] = bounded(reviewed, test.limits.output)  # what it says of the answer, bounded too
     else:
         seen: dict[str, RunResult] = {}
         with SubmissionRun(exercise, source, private_paths, backend, handin.modules,

@@ -19,7 +19,7 @@ pytestmark = pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("setpriv")
                                 reason="needs root, setpriv and the system's Python to become another user")
 
 
-def run_as_nobody(course: Course, code: str) -> Completed:
+def run_as_nobody(course: Course, code: str, *extra: str) -> Completed:
     """`python -m grader check` as uid 65534, on the system's interpreter (ours lives under /root)."""
     home = course.scratch / "nobody"
     home.mkdir(mode=0o777, exist_ok=True)
@@ -31,7 +31,7 @@ def run_as_nobody(course: Course, code: str) -> Completed:
            "PYTHONPATH": f"{ROOT}:{site}" if site else str(ROOT)}
     process = subprocess.run(
         ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", SYSTEM_PYTHON, "-m", "grader",
-         "check", "hostile", str(path), "--format", "json", "--exercises", str(course.root / "exercises")],
+         "check", "hostile", str(path), "--format", "json", "--exercises", str(course.root / "exercises"), *extra],
         capture_output=True, text=True, timeout=60, env=env, cwd=home)
     return Completed(process.returncode, process.stdout, process.stderr)
 
