@@ -132,7 +132,7 @@ def _load_failure(tests: tuple[Test, ...], failure: RunResult | None, outcomes: 
     ran = [o for o in outcomes.values() if o.verdict != Verdict.SKIPPED]
     if not all(o.verdict == first.verdict for o in ran):
         return None
-    if LOADING not in first.feedback:
+    if LOADING not in first.feedback and first.verdict != Verdict.GRADER_ERROR:  # a sandbox that never started
         first = replace(first, feedback=f"{LOADING}: {first.feedback}")
     return first
 
