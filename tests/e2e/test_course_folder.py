@@ -140,7 +140,7 @@ def test_a_wheel_installed_in_a_fresh_venv_ships_the_bundled_course(tmp_path: Pa
     built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", tmp_path / "dist", ROOT],
                            capture_output=True, text=True, timeout=300, check=False)
     assert built.returncode == 0, built.stderr
-    (wheel,) = (tmp_path / "dist").glob("grader-*.whl")
+    (wheel,) = (tmp_path / "dist").glob("yaml_grader-*.whl")  # the distribution name
     names = zipfile.ZipFile(wheel).namelist()
     assert "grader/_bundled/exercises/any-queens.yaml" in names
     assert "grader/_bundled/reference/any-queens/accepted/constructive.py" in names
