@@ -1,0 +1,147 @@
+"""Part of the sandbox's harness (see harness.py; sent to the sandbox as one text with it, after it): what the
+child forked for one test does. Uses the names harness.py defines; imports nothing from grader."""
+
+def run_test(request, code, namespace):
+    """In the test child: run one test; return a dict of plain data (raised errors are data too)."""
+    if request["call"] is None:
+        return run_script(request, code)
+    try:
+        if request.get("steps") is not None:
+            return {"steps": run_steps(request, namespace)}
+        given = request.get("given")
+        value = eval(compile(request["call"], "<test>", "eval"), namespace, *((dict(given),) if given else ()))
+        return {"done": True} if request["compare"] == "output" else {"value": value}
+    except SystemExit as stop:
+        return {"exit_code": exit_status(stop)}
+    except BaseException as error:  # noqa: BLE001 - every failure of the submission is data
+        return describe(error)
+
+
+def exit_status(stop):
+    status = stop.code
+    if type(status) is int or status is None:
+        return status or 0
+    try:
+        sys.stderr.write(str(status) + "\n")  # as Python does for sys.exit("message")
+    except BaseException:  # noqa: BLE001 - a replaced stderr is the student's business
+        pass
+    return 1
+
+
+def run_script(request, code):
+    """A program test: its files written, run as __main__ with its arguments, its output files read back."""
+    sys.argv = [SOURCE_NAME, *request.get("args", ())]
+    for name, text in request.get("files", ()):
+        with open(name, "w", encoding="utf-8") as file:
+            file.write(text)
+    try:
+        exec(code, {"__name__": "__main__", "__builtins__": submission_builtins, "__file__": SOURCE_NAME})
+        result = {"done": True}
+    except SystemExit as stop:
+        result = {"exit_code": exit_status(stop)}
+    except BaseException as error:  # noqa: BLE001 - every failure of the submission is data
+        result = describe(error)
+    outputs = request.get("output_files")
+    if outputs:
+        result["files"] = {name: read_output(name) for name in outputs}
+    return result
+
+
+def read_output(name, cap=RESULT_CAP // 2):
+    """A file the program wrote, as text (None: it wrote none); only its first `cap` bytes."""
+    try:
+        with open(name, "rb") as file:
+            return file.read(cap).decode("utf-8", "backslashreplace")
+    except OSError:
+        return None
+
+
+def run_steps(request, namespace):
+    """Every step in turn, in a scope of its own with the `given` names (as a call's): a statement's outcome
+    is that it ran, an expression's its value, an exception is data; the grader decides which step failed."""
+    scope = dict(request.get("given") or ())
+    outcomes = []
+    for text, expression in request["steps"]:
+        try:
+            if expression:
+                value = eval(compile(text, "<test>", "eval"), namespace, scope)
+                literal(value)  # not plain data: this step's error, not the whole reply's
+                outcomes.append({"value": value})
+            else:
+                exec(compile(text, "<test>", "exec"), namespace, scope)
+                outcomes.append({"done": True})
+        except SystemExit as stop:
+            outcomes.append({"exit_code": exit_status(stop)})
+            break
+        except BaseException as error:  # noqa: BLE001 - every failure of the submission is data
+            outcomes.append(describe(error))
+    return outcomes
+
+
+def lower(which, soft, hard):
+    """Tighten a limit for this test; the sandbox's hard limit stays the ceiling (it cannot be raised)."""
+    ceiling = resource.getrlimit(which)[1]
+    if ceiling != resource.RLIM_INFINITY:
+        soft, hard = min(soft, ceiling), min(hard, ceiling)
+    resource.setrlimit(which, (soft, hard))
+
+
+def test_child(request, code, namespace, files):
+    result_fd = files[3]
+    try:
+        prepare_test_child(request, files)
+    except BaseException as error:  # noqa: BLE001 - our own set-up failed: the grader's fault, say so
+        _write(result_fd, frame({"sandbox_error": "test set-up failed: %r" % (error,)}).encode("ascii"))
+        _exit(0)
+    result = run_test(request, code, namespace)
+    flush_streams()
+    try:
+        text = frame(result)
+    except BaseException as error:  # noqa: BLE001
+        text = frame(describe(error))
+    _write(result_fd, text.encode("ascii"))
+    _exit(0)
+
+
+def prepare_test_child(request, files):
+    stdin_fd, stdout_fd, stderr_fd, _ = files
+    os.setpgid(0, 0)
+    # The run may go 20 % past its limit, so the grader can tell a borderline run (re-run it) from a slow
+    # one. SIGPROF stops it precisely at that CPU time; RLIMIT_CPU is the backstop if it ignores SIGPROF.
+    stop_at = request["cpu"] * request["margin"]
+    signal.signal(signal.SIGPROF, signal.SIG_DFL)
+    signal.setitimer(signal.ITIMER_PROF, stop_at)
+    cpu = int(stop_at) + 1
+    lower(resource.RLIMIT_CPU, cpu, cpu + 1)
+    lower(resource.RLIMIT_AS, request["memory"], request["memory"])
+    signal.signal(signal.SIGXCPU, signal.SIG_DFL)
+    os.dup2(stdin_fd, 0)
+    os.dup2(stdout_fd, 1)
+    os.dup2(stderr_fd, 2)
+    for fd in (REQUESTS, REPLIES, stdin_fd, stdout_fd, stderr_fd):
+        os.close(fd)
+    os.chdir(request["workdir"])
+
+
+def read_back(fd, limit):
+    os.lseek(fd, 0, os.SEEK_SET)
+    data = os.read(fd, limit)
+    size = os.fstat(fd).st_size
+    os.close(fd)
+    return data.decode("utf-8", "backslashreplace"), size
+
+
+def memfd(name, content=b""):
+    fd = os.memfd_create(name, 0)
+    if content:
+        os.write(fd, content)
+        os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+def flush_streams():
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BaseException:  # noqa: BLE001 - a closed or replaced stream is the student's business
+            pass
