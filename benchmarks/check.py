@@ -63,11 +63,10 @@ def in_process_seconds(exercise: Exercise, submission: Path, repeats: int) -> fl
     """The tests' own time: each test's call (or, for a program, its run on the test's input) timed inside
     this already-running Python, the file loaded once as the sandbox loads it; the median of `repeats`
     rounds, summed over the tests."""
-    from grader.model import Kind
 
     code = compile(submission.read_text(), "submission.py", "exec")
     loaded: dict[str, object] = {"__name__": "submission"}
-    if exercise.kind == Kind.FUNCTION:
+    if exercise.kind == "function":
         exec(exercise.prelude, loaded)  # noqa: S102 - a shipped reference, timed
         exec(code, loaded)  # noqa: S102
     per_test: list[list[float]] = [[] for _ in exercise.tests]
@@ -103,10 +102,9 @@ def load_seconds(exercise: Exercise, submission: Path, repeats: int) -> float:
     `from typing import ...`, ~20 ms in a fresh interpreter) and the module's body, timed inside a fresh
     interpreter of the sandbox's kind (where nothing is imported yet); the median of `repeats` starts. A
     program (stdin/stdout) has no load step: its whole run is each test's own time."""
-    from grader.model import Kind
     from grader.sandbox.isolation import child_python
 
-    if exercise.kind != Kind.FUNCTION:
+    if exercise.kind != "function":
         return 0.0
     text = exercise.prelude + "\0" + submission.read_text()
     times = [float(subprocess.run([child_python(), "-I", "-S", "-c", LOAD_TIMER], input=text, capture_output=True,

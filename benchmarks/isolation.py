@@ -29,14 +29,14 @@ SOURCE = "def square(n):\n    return n * n\n"
 
 def measure(submissions: int, tests: int) -> dict[str, object]:
     """In this process: per-test and per-submission wall times, in milliseconds."""
-    from grader.model import MISSING, CheckerSpec, Exercise, Kind, Limits
+    from grader.model import MISSING, CheckerSpec, Exercise, Limits
     from grader.model import Test as SpecTest
     from grader.running import SubmissionRun
     from grader.sandbox.isolation import detect
 
     test = SpecTest(name="square(3)", call="square(3)", stdin=None, compare="value", expect=9, hidden=False,
                     big=False, points=1, checker=CheckerSpec("value"), limits=Limits(cpu=1.0))
-    exercise = Exercise(id="bench", title="bench", kind=Kind.FUNCTION, statement="", tests=(test,),
+    exercise = Exercise(id="bench", title="bench", kind="function", statement="", tests=(test,),
                         path=Path("/nonexistent/exercises/bench.yaml"), entry="square")
     assert test.expect is not MISSING
     per_test: list[float] = []

@@ -34,16 +34,7 @@ from check import ENV, check, load_exercise  # noqa: E402
 READY = "Watching "  # the watcher's line after each report
 
 
-class _Kind:
-    """check.py's own-time helpers ask grader.model.Kind, gone in the re-cut (issue 13): the kind's name."""
-
-    FUNCTION = "function"
-
-
 def own_seconds(spec: object, submission: Path, repeats: int) -> float:
-    import grader.model
-
-    grader.model.Kind = _Kind  # type: ignore[attr-defined]  # what check.py imports; benchmarks only
     return one_shot.load_seconds(spec, submission, repeats) + one_shot.in_process_seconds(spec, submission, repeats)
 
 
