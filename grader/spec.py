@@ -12,7 +12,7 @@ from typing import TypeVar
 
 import yaml
 
-from grader.checkers import CHECKERS
+from grader.checkers import CHECKERS, typed_args
 from grader.errors import SpecError, SpecProblem
 from grader.forms import COMMON_KEYS, FORM_KEYS, FORMS, TestForm
 from grader.forms.given import read_given
@@ -225,6 +225,10 @@ def _checker(reader: _Reader, node: yaml.Node | None, default: CheckerSpec) -> C
         inspect.signature(CHECKERS[name]).bind(None, None, **args)
     except TypeError as error:
         reader.problem(args_node or node, f"checker '{name}' does not take these args: {error}")
+        return default
+    args, problem = typed_args(CHECKERS[name], args)
+    if problem:
+        reader.problem(args_node or node, problem)
         return default
     return CheckerSpec(name, tuple(sorted(args.items())))
 

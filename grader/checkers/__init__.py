@@ -31,6 +31,27 @@ def checker(name: str) -> Callable[[Callable[..., CheckResult]], Callable[..., C
     return register
 
 
+def typed_args(func: Callable[..., CheckResult], args: dict[str, object]) -> tuple[dict[str, object], str]:
+    """A spec's checker args in the types the checker's defaults have, or why not. YAML 1.1 reads `1e-9`
+    as text: a number's text is a number where the default is one."""
+    import inspect  # spec loading only: a cached exercise never gets here
+
+    typed: dict[str, object] = {}
+    for name, value in args.items():
+        parameter = inspect.signature(func).parameters.get(name)
+        default = parameter.default if parameter is not None else None
+        if isinstance(default, float) and isinstance(value, str):
+            try:
+                value = float(value)
+            except ValueError:
+                return args, f"checker arg '{name}' must be a number, not {value!r}"
+        if isinstance(default, bool) != isinstance(value, bool) or (
+                isinstance(default, (int, float)) and not isinstance(value, (int, float))):
+            return args, f"checker arg '{name}' must be {type(default).__name__}, not {value!r}"
+        typed[name] = value
+    return typed, ""
+
+
 class CheckerError(Exception):
     """A checker failed (raised, or returned something that is no verdict): a grader error naming it."""
 

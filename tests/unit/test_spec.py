@@ -286,3 +286,15 @@ def test_the_forms_load_into_the_model(tmp_path: Path) -> None:
     assert (raises.form, raises.raises.cls, raises.raises.message) == ("raises", "TypeError", "")
     assert steps.form == "steps" and [s.expression for s in steps.steps] == [False, True, True]
     assert steps.expect is MISSING  # `x + 1` has no written value: the reference gives it
+
+
+def test_a_tolerance_written_1e_9_is_a_number_and_a_word_is_a_spec_error(tmp_path: Path) -> None:
+    # YAML 1.1 (PyYAML) reads 1e-9 as text, not a float: it must still mean the number.
+    spec = tmp_path / "close.yaml"
+    spec.write_text("title: t\nkind: function\nentry: f\nstatement: s\n"
+                    "checker: {name: close, args: {rel: 1e-9}}\ntests:\n  - name: a\n    call: f()\n    expect: 1.0\n")
+    assert load_exercise(spec).tests[0].checker.args == (("rel", 1e-9),)
+    spec.write_text(spec.read_text().replace("rel: 1e-9", "rel: tiny"))
+    with pytest.raises(SpecError) as error:
+        load_exercise(spec)
+    assert "close.yaml:5:" in str(error.value) and "checker arg 'rel' must be a number, not 'tiny'" in str(error.value)
