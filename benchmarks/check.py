@@ -162,7 +162,8 @@ def compare(other: Path, repeats: int, report_format: str) -> None:
     """Wall time of `grader check` here and in `other`, alternating runs; medians."""
     print(f"command: {' '.join([Path(sys.executable).name, *sys.argv])}")
     sides = {"this checkout": (ROOT, sys.executable), f"{other}": (other, str(other / ".venv" / "bin" / "python"))}
-    exercises = sorted(p.stem for p in (ROOT / "exercises").glob("*.yaml"))
+    exercises = sorted(p.stem for p in (ROOT / "exercises").glob("*.yaml")
+                       if (other / "exercises" / p.name).is_file())  # the exercises both checkouts ship
     print(f"{'exercise':20} " + " ".join(f"{name[-24:]:>24}" for name in sides) + "   ratio")
     for exercise in exercises:
         walls: dict[str, list[float]] = {name: [] for name in sides}
