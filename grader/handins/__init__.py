@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Protocol
 
-from grader.handins.archive import ZipForm
 from grader.handins.base import Context, Handin, Module
 from grader.handins.file import FileForm
 from grader.handins.folder import FolderForm
@@ -23,9 +22,23 @@ class HandinForm(Protocol):
     def read(self, path: Path, context: Context) -> Handin: ...
 
 
+class _Zip:
+    """The zip form, imported when a .zip is handed in: its reader needs zipfile and the batch's layouts."""
+
+    name = "zip"
+
+    def accepts(self, path: Path) -> bool:
+        return path.suffix.lower() == ".zip" and not path.is_dir()
+
+    def read(self, path: Path, context: Context) -> Handin:
+        from grader.handins.archive import ZipForm
+
+        return ZipForm().read(path, context)
+
+
 FORMS: tuple[HandinForm, ...] = (
     FolderForm(),
-    ZipForm(),
+    _Zip(),
     NotebookForm(),
     FileForm(),  # last: it accepts anything
 )

@@ -7,10 +7,13 @@ import hashlib
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from grader.batch.discover import NameRule
 from grader.kinds import kind_of
 from grader.model import Exercise, Report, Verdict
+
+if TYPE_CHECKING:
+    from grader.batch.discover import NameRule
 
 SOURCE_NAME = "submission.py"  # what the sandbox's harness calls the entry module in its tracebacks
 
@@ -105,7 +108,7 @@ class Context:
     """What reading a hand-in needs to know: the exercise it answers and how entry files are named."""
 
     exercise: Exercise
-    rule: NameRule = field(default_factory=NameRule)
+    rule: NameRule | None = None  # None: the batch's default rule, made when a folder or zip needs it
     helpers: tuple[Path, ...] = ()  # batch: the other .py files of the student's folder, to import
 
     @property
@@ -123,4 +126,13 @@ class Context:
         return kind_of(self.exercise.kind).runs_code
 
     def is_entry_name(self, name: str) -> bool:
-        return self.rule.rank(name, self.exercise) is not None
+        rule = self.rule if self.rule is not None else _default_rule()
+        return rule.rank(name, self.exercise) is not None
+
+
+def _default_rule() -> NameRule:
+    # The batch's matching rules, imported when a rule is needed: a single-file check needs none of the
+    # batch's layouts (zip and download readers) at start-up.
+    from grader.batch.discover import NameRule
+
+    return NameRule()
