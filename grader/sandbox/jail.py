@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 from grader.model import Limits
 from grader.sandbox import linux
-from grader.sandbox.groups import ResourceGroup
 from grader.sandbox.isolation import Isolation, netns_fd
 from grader.sandbox.wire import BOOTSTRAP
 
@@ -43,7 +42,6 @@ class Jail:
     cpu_ceiling: float
     nproc: int  # RLIMIT_NPROC
     sweep_uid: bool  # kill what a previous holder of the slot uid left running
-    group: ResourceGroup | None = None  # joined first: nothing of the submission ever runs outside it
 
     def run(self, requests_r: int, replies_w: int) -> None:  # pragma: no cover - runs in the forked child
         """Enter the jail and exec the harness; a failure is reported on the reply pipe. Never returns."""
@@ -63,13 +61,6 @@ class Jail:
 
     def _enter(self, requests_r: int, replies_w: int) -> None:  # pragma: no cover - runs in the forked child
         iso, limits, python = self.isolation, self.limits, self.python
-        if self.group is not None:
-            # The child moves itself: joining a v1 group waits for an RCU grace period, which the grader
-            # would otherwise spend blocked (it imports the report's modules meanwhile).
-            try:
-                self.group.add(os.getpid())
-            except OSError as error:
-                raise _NotStarted(f"cannot start the sandbox: {error}") from None
         os.setsid()
         linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)  # the sandbox dies with the grader
         linux.prctl(linux.PR_SET_NO_NEW_PRIVS, 1)  # no setuid program gives root back, whatever the layers

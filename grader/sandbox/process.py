@@ -114,7 +114,6 @@ class ProcessSession:
             cpu_ceiling=float(self.setup.get("cpu_ceiling", self.limits.cpu)),  # type: ignore[arg-type]
             nproc=self.limits.processes + (0 if uid is not None else reaping.tasks_of(os.getuid())),
             sweep_uid=uid is not None and first_sandbox_of_process(),
-            group=self.group,
         )
         self.children_before = set(reaping.children())
         try:
@@ -128,8 +127,17 @@ class ProcessSession:
         os.close(requests_r)
         os.close(replies_w)
         self.pidfd = os.pidfd_open(self.pid)
-        wire.send(self.requests_w, wire.harness_frame())
-        wire.send(self.requests_w, wire.framed(self.setup))  # read once the child is in its group (jail.py)
+        wire.send(self.requests_w, wire.harness_frame())  # ahead of the set-up, which waits for the cgroup
+        try:
+            if self.group is not None:
+                # Moving a process between v1 groups waits for an RCU grace period: done while the child
+                # sets up its layers and starts Python. No submission code runs before the setup below
+                # reaches it, so nothing of the submission starts outside the group.
+                self.group.add(self.pid)
+        except OSError as error:  # the submission was never sent: it has run nothing, outside its group or in
+            self._failure = Frame({"sandbox_error": f"cannot start the sandbox: {error}"}, 0.0, 0.0)
+            return
+        wire.send(self.requests_w, wire.framed(self.setup))
         self._launched_at = time.monotonic()
         self._last_counters = self._counters()  # the load's CPU counts from here, however late it is read
 
