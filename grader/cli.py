@@ -7,24 +7,33 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from grader.commands import COMMANDS
+from grader.commands import command_modules
 from grader.errors import SpecError, UsageError
 from grader.exit_codes import ExitCode
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The whole command line: every command with its options."""
+def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
+    """The command line for `argv`: the named command with its options, or every command when none is named
+    first (`grader --help`, a name unknown)."""
     parser = argparse.ArgumentParser(prog="grader", description="Grade Python exercises in a sandbox.")
     parser.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for command in COMMANDS:
-        command.add_parser(subparsers)
+    for module in command_modules(_named_command(argv)):
+        module.add_parser(subparsers)
     return parser
+
+
+def _named_command(argv: Sequence[str]) -> str | None:
+    """The command word of argv when only --debug comes before it; None for anything else (a help first)."""
+    for word in argv:
+        if word != "--debug":
+            return None if word.startswith("-") else word
+    return None
 
 
 def main(argv: Sequence[str] | None = None) -> ExitCode:
     argv = sys.argv[1:] if argv is None else list(argv)
-    parser = build_parser()
+    parser = build_parser(argv)
     args = parser.parse_args(argv)  # exits with status 2 and a usage message on a bad command line
     try:
         return ExitCode(args.run(args))
