@@ -17,7 +17,8 @@ from grader.errors import SpecError, UsageError
 from grader.expected import ExpectationError, expected_values
 from grader.forms import form_of
 from grader.kinds import kind_of
-from grader.model import MISSING, CalibrationRule, CheckerSpec, Exercise, Generated, Limits, Rule, Test
+from grader.forms.given import Generated
+from grader.model import MISSING, CalibrationRule, CheckerSpec, Exercise, Limits, Rule, Test
 from grader.spec import load_exercise
 
 KEY_ORDER = ("title", "kind", "entry", "prelude", "statement", "snippet", "starter", "hints", "limits",

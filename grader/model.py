@@ -5,7 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:  # each lives with its test form
+    from grader.forms.program_io import ProgramIO
+    from grader.forms.raises import ExpectedRaise
+    from grader.forms.steps import Step
 
 
 class Verdict(StrEnum):
@@ -94,46 +99,6 @@ class CheckerSpec:
 
 
 @dataclass(frozen=True)
-class Generated:
-    """A `given` value made by a function of the course's generators.py, in the grader (grader.forms.given)."""
-
-    source: Path  # the generators.py file
-    generator: str
-    args: tuple[tuple[str, object], ...] = ()
-
-
-@dataclass(frozen=True)
-class ExpectedRaise:
-    """`raises:` an exception of this built-in class (a subclass counts) whose message contains `message`."""
-
-    cls: str
-    message: str = ""
-
-
-@dataclass(frozen=True)
-class Step:
-    """One step of a `steps` test: a statement (its value is not compared) or an expression."""
-
-    code: str
-    expression: bool
-    expect: object = None  # a written value; MISSING: the reference's (only when `written` is False)
-    written: bool = False  # `expect_literal` was written
-    raises: ExpectedRaise | None = None  # a written expected exception
-
-
-@dataclass(frozen=True)
-class ProgramIO:
-    """A program test's command line and files (grader.forms.program_io)."""
-
-    args: tuple[str, ...] = ()
-    files: tuple[tuple[str, str], ...] = ()  # written into the working folder before the run
-    output_files: tuple[str, ...] = ()  # read back after it and compared
-    expect_files: tuple[tuple[str, str], ...] = ()  # written expectations of some of output_files
-    exit_status: int | None = None  # None: the reference's, or 0 without one
-    stderr: str | None = None  # None: not checked; "nonempty"; or a text stderr must contain
-
-
-@dataclass(frozen=True)
 class Test:
     """One case of an exercise."""
 
@@ -211,6 +176,17 @@ class Exercise:
     @property
     def max_score(self) -> float:
         return sum(test.points for test in self.tests)
+
+
+@dataclass(frozen=True)
+class Opaque:
+    """A part of a returned value that is not plain data (a map, a generator, an instance): only its type
+    name comes back, and it equals nothing the spec can expect."""
+
+    type_name: str
+
+    def __repr__(self) -> str:
+        return f"<{self.type_name} object>"
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ import yaml
 
 from grader.checkers import CHECKERS, typed_args
 from grader.errors import SpecError, SpecProblem
-from grader.forms import COMMON_KEYS, FORM_KEYS, FORMS, TestForm
+from grader.forms import COMMON_KEYS, FORMS, TestForm, form_keys
 from grader.forms.given import read_given
 from grader.kinds import KINDS, SubmissionKind
 from grader.model import MISSING, CalibrationRule, CheckerSpec, Exercise, Limits, Rule, Test
@@ -23,7 +23,7 @@ EXERCISE_KEYS = ("title", "kind", "entry", "statement", "starter", "hints", "pre
                  "checker", "require", "forbid", "tests",
                  "calibration", *(key for kind in KINDS.values() for key in kind.own_keys))
 TEST_KEYS = ("name", "call", "stdin", "compare", "expect", "expect_literal", "hidden", "big", "points",
-             "checker", "limits", *COMMON_KEYS, *FORM_KEYS)
+             "checker", "limits", *COMMON_KEYS, *form_keys())
 LIMIT_KEYS = tuple(f.name for f in fields(Limits) if f.name != "cpu_written")
 CALIBRATION_KEYS = tuple(f.name for f in fields(CalibrationRule))
 ID_PATTERN = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")

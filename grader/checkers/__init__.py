@@ -9,8 +9,7 @@ from collections.abc import Callable
 from json.encoder import encode_basestring as _json_string  # type: ignore[attr-defined]
 from typing import Protocol
 
-from grader.model import CheckerSpec, CheckResult
-from grader.sandbox.wire import Opaque
+from grader.model import CheckerSpec, CheckResult, Opaque
 from grader.outputs.words import a, count
 
 

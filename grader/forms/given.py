@@ -8,11 +8,12 @@ from __future__ import annotations
 import ast
 import marshal
 import pickle
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from grader.cache import cache_dir, key_hash, write_atomically
-from grader.model import Generated, Test
+from grader.model import Test
 
 if TYPE_CHECKING:
     import yaml
@@ -21,6 +22,15 @@ if TYPE_CHECKING:
 
 GENERATORS = "generators.py"  # beside the exercise specs
 _made: dict[str, tuple[object, str]] = {}  # content key -> (value, digest of its data), this process
+
+
+@dataclass(frozen=True)
+class Generated:
+    """A `given` value made by a function of the course's generators.py, in the grader (grader.forms.given)."""
+
+    source: Path  # the generators.py file
+    generator: str
+    args: tuple[tuple[str, object], ...] = ()
 
 
 class GenerationError(Exception):

@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from grader.checkers import CheckResult, run_checker
-from grader.model import MISSING, ProgramIO, RunResult, Test
+from grader.model import MISSING, RunResult, Test
 
 from grader.forms.base import TestForm
 
@@ -19,6 +19,18 @@ if TYPE_CHECKING:
     from grader.kinds.base import SpecReader
 
 NONEMPTY = "nonempty"
+
+
+@dataclass(frozen=True)
+class ProgramIO:
+    """A program test's command line and files (grader.forms.program_io)."""
+
+    args: tuple[str, ...] = ()
+    files: tuple[tuple[str, str], ...] = ()  # written into the working folder before the run
+    output_files: tuple[str, ...] = ()  # read back after it and compared
+    expect_files: tuple[tuple[str, str], ...] = ()  # written expectations of some of output_files
+    exit_status: int | None = None  # None: the reference's, or 0 without one
+    stderr: str | None = None  # None: not checked; "nonempty"; or a text stderr must contain
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from grader.checkers import show
 from grader.forms.base import TestForm
-from grader.model import CheckResult, ExpectedRaise, Fault, RunResult, Test
+from grader.model import CheckResult, Fault, RunResult, Test
 
 if TYPE_CHECKING:
     import yaml
@@ -19,6 +19,14 @@ if TYPE_CHECKING:
 
 BUILTIN_ERRORS = frozenset(name for name, value in vars(builtins).items()
                            if isinstance(value, type) and issubclass(value, BaseException))
+
+
+@dataclass(frozen=True)
+class ExpectedRaise:
+    """`raises:` an exception of this built-in class (a subclass counts) whose message contains `message`."""
+
+    cls: str
+    message: str = ""
 
 
 @dataclass(frozen=True)

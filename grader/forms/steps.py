@@ -13,12 +13,24 @@ from grader.checkers import run_checker, show
 from grader.forms.base import TestForm
 from grader.forms.given import call_arguments
 from grader.forms.raises import BUILTIN_ERRORS, Raised, raise_problem, raises_entry, read_raises
-from grader.model import MISSING, CheckResult, ExpectedRaise, RunResult, Step, Test
+from grader.forms.raises import ExpectedRaise
+from grader.model import MISSING, CheckResult, RunResult, Test
 
 if TYPE_CHECKING:
     import yaml
 
     from grader.kinds.base import SpecReader
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a `steps` test: a statement (its value is not compared) or an expression."""
+
+    code: str
+    expression: bool
+    expect: object = None  # a written value; MISSING: the reference's (only when `written` is False)
+    written: bool = False  # `expect_literal` was written
+    raises: ExpectedRaise | None = None  # a written expected exception
 
 
 @dataclass(frozen=True)

@@ -3,16 +3,14 @@ defining a `SubmissionKind` plus one line in KINDS; the rest of the grader asks 
 
 from __future__ import annotations
 
-from grader.kinds.base import SubmissionKind, SpecReader
-from grader.kinds.function import FunctionKind
-from grader.kinds.predict import PredictKind
-from grader.kinds.program import ProgramKind
+from grader.kinds.base import SpecReader, SubmissionKind
+from grader.registry import Registry
 
-KINDS: dict[str, SubmissionKind] = {
-    "function": FunctionKind(),
-    "program": ProgramKind(),
-    "predict": PredictKind(),
-}
+KINDS: Registry[SubmissionKind] = Registry({
+    "function": "grader.kinds.function:FunctionKind",
+    "program": "grader.kinds.program:ProgramKind",
+    "predict": "grader.kinds.predict:PredictKind",
+}, instantiate=True)
 
 
 def kind_of(name: str) -> SubmissionKind:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.cache import cache_dir, key_hash, write_atomically
+from grader.model import Opaque
 
 # The harness, in three files by job, sent as one text: they share one namespace; main() starts it.
 HARNESS = "\n".join(Path(__file__).with_name(name).read_text()
@@ -101,17 +102,6 @@ def decode(data: bytes) -> object:
         return json.loads(data, object_hook=_untag, parse_constant=_constant)
     except (ValueError, TypeError, RecursionError, MemoryError, UnicodeError, AttributeError):
         return None
-
-
-@dataclass(frozen=True)
-class Opaque:
-    """A part of a returned value that is not plain data (a map, a generator, an instance): only its type
-    name comes back, and it equals nothing the spec can expect."""
-
-    type_name: str
-
-    def __repr__(self) -> str:
-        return f"<{self.type_name} object>"
 
 
 HASH_SHARE = 16  # items of one set or dict that may share a hash: plain data hardly ever has two

@@ -16,7 +16,7 @@ from grader.model import MISSING, CheckerSpec, Exercise, Fault, Limits, RunResul
 from grader.model import Test as SpecTest
 from grader.running import SubmissionRun
 from grader.sandbox import ProcessBackend
-from grader.sandbox.wire import Opaque
+from grader.model import Opaque
 
 SOURCE = '''
 import os, sys

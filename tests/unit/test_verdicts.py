@@ -7,7 +7,9 @@ import pytest
 
 from dataclasses import replace
 
-from grader.model import MISSING, CheckerSpec, ExpectedRaise, Fault, Limits, ProgramIO, RunResult, Timing, Verdict
+from grader.forms.program_io import ProgramIO
+from grader.forms.raises import ExpectedRaise
+from grader.model import MISSING, CheckerSpec, Fault, Limits, RunResult, Timing, Verdict
 from grader.model import Test as SpecTest
 from grader.verdicts import judge, run_once_more_if_borderline, verdict_for
 
