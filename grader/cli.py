@@ -4,6 +4,7 @@ it as the `grader` process."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -12,10 +13,31 @@ from grader.errors import SpecError, UsageError
 from grader.exit_codes import ExitCode
 
 
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help, as wide as the terminal. Measured here because argparse measures it with shutil,
+    imported (with its archive modules) for every parser at every start; a check never needs shutil."""
+
+    def __init__(self, prog: str, **kwargs: int) -> None:
+        written = os.environ.get("COLUMNS", "")
+        columns = int(written) if written.isdigit() else 0
+        if columns <= 0:  # as shutil.get_terminal_size: COLUMNS, else the terminal's, else 80
+            try:
+                columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+            except (AttributeError, ValueError, OSError):
+                columns = 80
+        super().__init__(prog, width=max(columns, 20) - 2, **kwargs)
+
+
+class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+
+
 def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     """The command line for `argv`: the named command with its options, or every command when none is named
     first (`grader --help`, a name unknown)."""
-    parser = argparse.ArgumentParser(prog="grader", description="Grade Python exercises in a sandbox.")
+    parser = _Parser(prog="grader", description="Grade Python exercises in a sandbox.")
     parser.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for module in command_modules(_named_command(argv)):

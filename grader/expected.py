@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from grader.cache import cache_dir, key_hash, read_pickle, write_pickle
 from grader.forms import form_of
-from grader.forms.given import GenerationError, given_digest
 from grader.kinds import kind_of
 from grader.kinds.base import primary_reference
 from grader.model import MISSING, Exercise, Fault, RunResult, Test
@@ -28,10 +27,7 @@ def expected_values(exercise: Exercise, every: bool = False) -> dict[str, object
     """Every test's expected value or text; computed and cached where the spec leaves `expect` out
     (`every`: computed for every test, as `grader validate` confirms what is written)."""
     values = {t.name: t.expect for t in exercise.tests if t.expect is not MISSING}
-    try:
-        digests = {t.name: given_digest(t) for t in exercise.tests if t.given}  # made now: a failure is said here
-    except GenerationError as error:
-        raise ExpectationError(str(error)) from None
+    digests = _given_digests(exercise)
     needed = list(exercise.tests) if every else kind_of(exercise.kind).unwritten(exercise)
     if not needed:
         return values
@@ -49,6 +45,19 @@ def expected_values(exercise: Exercise, every: bool = False) -> dict[str, object
         _write_cache(key, cached)
     values.update(cached)
     return values
+
+
+def _given_digests(exercise: Exercise) -> dict[str, str]:
+    """The digest of each test's `given` values, made now: a generator's failure is said here."""
+    tests = [t for t in exercise.tests if t.given]
+    if not tests:
+        return {}
+    from grader.forms.given import GenerationError, given_digest  # the generators' machinery, when used
+
+    try:
+        return {t.name: given_digest(t) for t in tests}
+    except GenerationError as error:
+        raise ExpectationError(str(error)) from None
 
 
 def _compute(exercise: Exercise, source: str, tests: list[Test]) -> dict[str, object]:

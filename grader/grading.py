@@ -18,6 +18,7 @@ from grader.sandbox import Backend, default_backend
 from grader.staff import staff_details
 from grader.verdicts import judge, run_once_more_if_borderline
 
+NOTHING_RUN = "no sandbox: the answer is read as text, never run"  # the isolation line of such a report
 LOADING = "while loading the file"  # how feedback says a problem stopped the file before any test
 
 
@@ -43,10 +44,12 @@ def grade(exercise: Exercise, submission: Path, *, run_all: bool = False, visibl
     is for the student (`grader check` counts them; a predict question shows its answer after a few)."""
     tests = tuple(t for t in exercise.tests if not (visible_only and t.hidden))
     kind = kind_of(exercise.kind)
-    backend = backend or default_backend()
     if kind.runs_code:
+        backend = backend or default_backend()
         backend.prepare()
-    isolation = backend.describe()
+        isolation = backend.describe()
+    else:
+        isolation = NOTHING_RUN
     name = label or str(submission)
     handin = source if isinstance(source, Handin) else Handin(source=source) if source is not None \
         else read_submission(submission, exercise)

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from grader.exit_codes import ExitCode
-from grader.outputs import output, report_formats
+from grader.outputs import import_soon, output, report_formats
 
 if TYPE_CHECKING:  # the heavy modules are imported by the commands that use them: start-up stays short
     from rich.console import Console
@@ -196,7 +196,7 @@ def run_check(args: argparse.Namespace) -> ExitCode:
         raise UsageError(f"no file {submission}")
     if args.watch:
         return _watch(args, course, exercise, submission)
-    return _check_once(args, course, exercise, submission, meanwhile=lambda: output(args.format))
+    return _check_once(args, course, exercise, submission, meanwhile=lambda: import_soon(args.format))
 
 
 def _check_once(args: argparse.Namespace, course: Course, exercise: Exercise, submission: Path,
@@ -207,7 +207,7 @@ def _check_once(args: argparse.Namespace, course: Course, exercise: Exercise, su
 
     counted = not kind_of(exercise.kind).runs_code  # a prediction's answer is shown after a few wrong checks
     wrong_before = _wrong_checks(exercise.id) if counted else 0
-    # The report's modules (rich) are imported while the sandbox starts and loads the file, on the other core.
+    # The report's modules (rich) are imported on a thread while the sandbox starts and runs the tests.
     # A student's check stops after a timeout: an endless loop answers in about one limit, not one per test.
     report = grade(exercise, submission, run_all=args.all, visible_only=course.is_student_bundle,
                    private_paths=course.private_paths(submission.resolve().parent),

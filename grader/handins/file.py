@@ -7,7 +7,6 @@ from pathlib import Path
 
 from grader.handins.base import Context, Handin, refuse
 from grader.handins.text import read_bytes, python_text
-from grader.handins.tree import modules_beside
 
 
 class FileForm:
@@ -25,6 +24,8 @@ class FileForm:
             return refuse(problem)
         if not context.runs_code or not context.helpers:
             return Handin(source=source)
+        from grader.handins.tree import modules_beside  # a batch's helpers only: a check reads one file
+
         files = {path.name: data}
         for helper in context.helpers:
             helper_data, problem = read_bytes(helper)

@@ -63,3 +63,13 @@ def batch_outputs(defaults_only: bool = False) -> tuple[str, ...]:
 def output(name: str) -> Output:
     module, _, cls = OUTPUTS[name].where.partition(":")
     return getattr(import_module(module), cls)()  # type: ignore[no-any-return]
+
+
+def import_soon(name: str) -> None:
+    """Start importing output `name`'s module on a thread; `output(name)` later waits for it on the module's
+    import lock. Why: a check's tests leave this process idle, waiting on the sandbox with the GIL free,
+    while the terminal report's imports (rich) are a large share of a check; done in those waits, they
+    cost a check nothing. The thread imports modules and nothing else: it never touches the sandbox."""
+    from threading import Thread
+
+    Thread(target=import_module, args=(OUTPUTS[name].where.partition(":")[0],), daemon=True).start()
