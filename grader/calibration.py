@@ -23,7 +23,6 @@ from pathlib import Path
 from grader.cache import cache_dir, key_hash, write_atomically
 from grader.kinds import kind_of
 from grader.model import CalibrationRule, Exercise, Test
-from grader.sandbox.isolation import child_python
 
 CALIBRATION_VERSION = "1"
 REPEATS = 3  # runs per reference and test, when more runs could still change the limit
@@ -89,6 +88,8 @@ def machine() -> str:
 def interpreter() -> str:
     """The interpreter the sandbox runs submissions with, and a fingerprint of its file: an upgrade
     (the same path, a new build) changes the key without starting it."""
+    from grader.sandbox.isolation import child_python  # a question that runs no code has no sandbox
+
     python = child_python()
     try:
         status = os.stat(python)
@@ -266,6 +267,8 @@ def _timing(test: Test, samples: dict[str, list[float]], settings: CalibrationRu
 def python_version() -> str:
     """The sandbox interpreter's version and path, as people read it (starts it: not for the cache key)."""
     import subprocess  # only here, when a calibration is measured
+
+    from grader.sandbox.isolation import child_python
 
     python = child_python()
     try:

@@ -1,44 +1,53 @@
 """What a student hands in, in whatever form, read into one `Handin`: a file, a notebook, a folder or a
-zip. A new form is one module with a class that `accepts` a path and `read`s it, plus one line in FORMS;
-the first form that accepts a path reads it."""
+zip. A new form is one module with a class that `read`s a path, plus one line in FORMS saying which paths
+are its own (the class's `accepts`, or the line's); the first form that accepts a path reads it."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from importlib import import_module
 from pathlib import Path
 from typing import Protocol
 
 from grader.handins.base import Context, Handin, Module
 from grader.handins.file import FileForm
-from grader.handins.folder import FolderForm
 from grader.handins.notebook import NotebookForm
+
+ZIP_SUFFIX = ".zip"
 from grader.model import Exercise
 
 
 class HandinForm(Protocol):
     name: str
 
-    def accepts(self, path: Path) -> bool: ...
-
     def read(self, path: Path, context: Context) -> Handin: ...
 
 
-class _Zip:
-    """The zip form, imported when a .zip is handed in: its reader needs zipfile and the batch's layouts."""
+class ListedForm(HandinForm, Protocol):
+    """A form as FORMS lists it: it says which paths are its own."""
 
-    name = "zip"
+    def accepts(self, path: Path) -> bool: ...
+
+
+class _OnUse:
+    """A form whose module is imported when a path of its kind is handed in: a check of one file needs
+    neither the folder walker nor the zip reader (zipfile and the batch's layouts)."""
+
+    def __init__(self, name: str, where: str, accepts: Callable[[Path], bool]) -> None:
+        self.name, self._where, self._accepts = name, where, accepts
 
     def accepts(self, path: Path) -> bool:
-        return path.suffix.lower() == ".zip" and not path.is_dir()
+        return self._accepts(path)
 
     def read(self, path: Path, context: Context) -> Handin:
-        from grader.handins.archive import ZipForm
+        module, _, cls = self._where.partition(":")
+        form: HandinForm = getattr(import_module(module), cls)()
+        return form.read(path, context)
 
-        return ZipForm().read(path, context)
 
-
-FORMS: tuple[HandinForm, ...] = (
-    FolderForm(),
-    _Zip(),
+FORMS: tuple[ListedForm, ...] = (
+    _OnUse("folder", "grader.handins.folder:FolderForm", Path.is_dir),
+    _OnUse("zip", "grader.handins.archive:ZipForm", lambda path: path.suffix.lower() == ZIP_SUFFIX and not path.is_dir()),
     NotebookForm(),
     FileForm(),  # last: it accepts anything
 )

@@ -15,15 +15,11 @@ from grader.handins.tree import MAX_FILES, MAX_TOTAL_BYTES, Tree, handin_of, wan
 if TYPE_CHECKING:
     import zipfile
 
-SUFFIX = ".zip"
 MAX_ARCHIVE_BYTES = 16 << 20
 
 
 class ZipForm:
     name = "zip"
-
-    def accepts(self, path: Path) -> bool:
-        return path.suffix.lower() == SUFFIX and not path.is_dir()
 
     def read(self, path: Path, context: Context) -> Handin:
         data, problem = read_bytes(path, MAX_ARCHIVE_BYTES)

@@ -15,9 +15,6 @@ from grader.handins.tree import IGNORED, MAX_FILES, MAX_TOTAL_BYTES, Tree, handi
 class FolderForm:
     name = "folder"
 
-    def accepts(self, path: Path) -> bool:
-        return path.is_dir()
-
     def read(self, path: Path, context: Context) -> Handin:
         root = path.resolve()
         files: dict[str, bytes] = {}

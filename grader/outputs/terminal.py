@@ -15,7 +15,6 @@ from rich.text import Text
 
 from grader.model import Outcome, Report, Verdict
 from grader.outputs import Output
-from grader.outputs.difference import output_difference, value_difference
 from grader.outputs.text import NOTHING, cpu_time, escape_controls, points
 from grader.outputs.words import count, plural
 
@@ -159,6 +158,8 @@ def _difference(outcome: Outcome) -> RenderableType:
     if actual is None:
         return literal(f"expected {expected}")
     text_compare = bool(outcome.details)  # the output checker's diff; a value's check has none
+    from grader.outputs.difference import output_difference, value_difference  # a failure's, when shown
+
     rows = output_difference(expected, actual) if text_compare else value_difference(expected, actual or NOTHING)
     grid = Table.grid(padding=(0, 2))
     grid.add_column(no_wrap=True)

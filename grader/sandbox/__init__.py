@@ -9,14 +9,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
-from grader.sandbox.isolation import Isolation, detect
-from grader.sandbox.wire import Frame
-
 if TYPE_CHECKING:
     from pathlib import Path
 
     from grader.model import Limits
+    from grader.sandbox.isolation import Isolation, detect
     from grader.sandbox.process import ProcessBackend
+    from grader.sandbox.wire import Frame
 
 __all__ = ["Backend", "Frame", "Isolation", "ProcessBackend", "Session", "default_backend", "detect"]
 
@@ -47,14 +46,19 @@ class Backend(Protocol):
 
 def default_backend() -> Backend:
     """The real backend, under the layers detected on this machine."""
+    from grader.sandbox.isolation import detect
     from grader.sandbox.process import ProcessBackend
 
     return ProcessBackend(detect())
 
 
-def __getattr__(name: str) -> object:
-    if name == "ProcessBackend":
-        from grader.sandbox.process import ProcessBackend
+_LAZY = {"Frame": "wire", "Isolation": "isolation", "detect": "isolation", "ProcessBackend": "process"}
 
-        return ProcessBackend
+
+def __getattr__(name: str) -> object:
+    """The names above from their modules, on first use: a module of the package imports only what it needs."""
+    if name in _LAZY:
+        from importlib import import_module
+
+        return getattr(import_module(f"grader.sandbox.{_LAZY[name]}"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
