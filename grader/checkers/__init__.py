@@ -55,10 +55,15 @@ class CheckerError(Exception):
     """A checker failed (raised, or returned something that is no verdict): a grader error naming it."""
 
 
+def takes_input(spec: CheckerSpec) -> bool:
+    """Whether the checker reads the test's input (a course's own checker may)."""
+    return bool(getattr(CHECKERS[spec.name], "takes_input", False))
+
+
 def run_checker(spec: CheckerSpec, expected: object, actual: object, input: object = None) -> CheckResult:
     """The checker's word on one answer; CheckerError when the checker itself fails."""
     func = CHECKERS[spec.name]
-    extra = {"input": input} if getattr(func, "takes_input", False) else {}
+    extra = {"input": input} if takes_input(spec) else {}
     return func(expected, actual, **dict(spec.args), **extra)
 
 

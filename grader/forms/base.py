@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from grader.checkers import run_checker, show, show_pair
+from grader.checkers import run_checker, show, show_pair, takes_input
 from grader.model import MISSING, CheckResult, Fault, RunResult, Test
 
 if TYPE_CHECKING:
@@ -76,6 +76,8 @@ class TestForm:
 
 def checker_input(test: Test) -> object:
     """The test's input as a custom checker gets it: a program's stdin, or the call's argument values."""
+    if not takes_input(test.checker):
+        return None  # made only for a checker that reads it: it parses the call
     if test.call is None:
         return test.stdin
     from grader.forms.given import call_arguments
