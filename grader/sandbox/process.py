@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -71,6 +72,7 @@ class ProcessSession:
         self._last_counters: tuple[float, float, int] | None = None
         self._stat_fd = -1
         self._launched_at = 0.0
+        self._admitting: threading.Thread | None = None  # moving it into its group, then sending the set-up
 
     # ------------------------------------------------------------ start
     def launch(self) -> None:
@@ -128,12 +130,21 @@ class ProcessSession:
         os.close(replies_w)
         self.pidfd = os.pidfd_open(self.pid)
         wire.send(self.requests_w, wire.harness_frame())  # ahead of the set-up, which waits for the cgroup
+        if self.group is None:
+            self._admit(self.pid)
+            return
+        # Moving a process between v1 groups waits in the kernel for an RCU grace period, with the GIL
+        # free: on a thread, while the child sets up its layers and starts Python, and the grader goes on
+        # (a check imports its report). `load` and `close` wait for it.
+        self._admitting = threading.Thread(target=self._admit, args=(self.pid,), daemon=True)
+        self._admitting.start()
+
+    def _admit(self, pid: int) -> None:
+        """Move the sandbox into its group, then send the set-up: no submission code runs before the setup
+        reaches it, so nothing of the submission starts outside the group."""
         try:
             if self.group is not None:
-                # Moving a process between v1 groups waits for an RCU grace period: done while the child
-                # sets up its layers and starts Python. No submission code runs before the setup below
-                # reaches it, so nothing of the submission starts outside the group.
-                self.group.add(self.pid)
+                self.group.add(pid)
         except OSError as error:  # the submission was never sent: it has run nothing, outside its group or in
             self._failure = Frame({"sandbox_error": f"cannot start the sandbox: {error}"}, 0.0, 0.0)
             return
@@ -141,8 +152,14 @@ class ProcessSession:
         self._launched_at = time.monotonic()
         self._last_counters = self._counters()  # the load's CPU counts from here, however late it is read
 
+    def _admitted(self) -> None:
+        if self._admitting is not None:
+            self._admitting.join()
+            self._admitting = None
+
     def load(self, wall_seconds: float) -> Frame:
         """The reply to the set-up: the submission loaded, or why not; the wall limit counts from launch."""
+        self._admitted()
         if self._failure is not None:
             return self._failure
         frame = self._receive(wall_seconds, seq=None, started=self._launched_at)
@@ -198,6 +215,7 @@ class ProcessSession:
     def close(self) -> None:
         """Kill every process of the submission, escaped ones included, and remove its files. Safe to call
         again, and after a launch that failed half-way."""
+        self._admitted()
         if self.pid:
             self._kill_all()
         for fd in (self.requests_w, self.replies_r, self.pidfd, self._stat_fd):
