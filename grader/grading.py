@@ -37,63 +37,80 @@ def grade(exercise: Exercise, submission: Path, *, run_all: bool = False, visibl
     skipped unless `run_all`. `visible_only` grades a student bundle, whose hidden tests are not there.
     `source`: the hand-in, already read by the caller with `read_submission` (a batch), or a file's text.
     `backend`: the sandbox to run the tests in (default: the real one, under the layers detected here).
-    `meanwhile`: the caller's own work, done while the sandbox starts and loads the file; not called when
-    no sandbox is started (a predict question, a file that does not parse, a broken rule or expectation).
+    `meanwhile`: the caller's own work (it returns at once, its work on a thread of its own): given, the
+    sandbox starts before the hand-in is read and checked, to boot meanwhile, and the work starts just
+    after it. A question that runs no code starts neither.
     `stop_after_timeout`: once a test times out, the tests left are not run (a student's check answers in
     about one limit; a batch runs every test, for the score). `attempt`: which check of this exercise this
     is for the student (`grader check` counts them; a predict question shows its answer after a few)."""
     tests = tuple(t for t in exercise.tests if not (visible_only and t.hidden))
-    kind = kind_of(exercise.kind)
-    if kind.runs_code:
-        backend = backend or default_backend()
-        backend.prepare()
-        isolation = backend.describe()
-    else:
-        isolation = NOTHING_RUN
     name = label or str(submission)
-    handin = source if isinstance(source, Handin) else Handin(source=source) if source is not None \
-        else read_submission(submission, exercise)
+    handin = source if isinstance(source, Handin) else Handin(source=source) if source is not None else None
+    if not kind_of(exercise.kind).runs_code:
+        return _judged_as_text(exercise, tests, name, handin or read_submission(submission, exercise),
+                               visible_only, attempt)
+    backend = backend or default_backend()
+    backend.prepare()
+    isolation = backend.describe()
+    with SubmissionRun(exercise, private_paths=private_paths, backend=backend, file_name=Path(name).name) as run:
+        if meanwhile is not None:
+            run.launch()  # closed unused if the hand-in cannot run
+            meanwhile()
+        handin = handin or read_submission(submission, exercise)
+        refused = _refusal(exercise, handin, name)
+        if refused is None:
+            try:
+                expected = expected_values(exercise)
+            except ExpectationError as error:
+                refused = Verdict.GRADER_ERROR, str(error), ""
+        if refused is not None:
+            verdict, feedback, details = refused
+            return _all(exercise, tests, name, isolation, verdict, feedback, visible_only, details)
+        run.submit(handin.source, handin.modules)
+        outcomes: dict[str, Outcome] = {}
+        seen: dict[str, RunResult] = {}
+        _run_in_order(exercise, tests, _recording(run.run, seen), expected, outcomes, run_all, stop_after_timeout)
+        first = _load_failure(tests, run.load_failure, outcomes)
+        if first is not None:  # no test ran: one problem of the whole file, told the same for all
+            return handin.annotate(_all(exercise, tests, name, isolation, first.verdict, first.feedback,
+                                        visible_only, first.details))
+    report = Report(exercise.id, name, tuple(_sourced(outcomes[t.name], t) for t in tests), isolation,
+                    visible_only, staff=staff_details(tests, seen, expected))
+    return handin.annotate(report)
+
+
+def _refusal(exercise: Exercise, handin: Handin, name: str) -> tuple[Verdict, str, str] | None:
+    """Why the hand-in cannot run at all (unreadable, a syntax error, a broken rule): the verdict, feedback
+    and details of every test; None when it can."""
     if not handin.ok:
-        return _all(exercise, tests, name, isolation, handin.refused_verdict, handin.refused, visible_only)
-    source = handin.source
-    if kind.runs_code:
-        try:
-            tree = ast.parse(source, filename=Path(name).name)
-        except SyntaxError as error:
-            where = f"{handin.where(error.lineno)}: " if error.lineno else ""
-            return _all(exercise, tests, name, isolation, Verdict.SYNTAX_ERROR, f"{where}{error.msg}", visible_only,
-                        _caret(error))
-        violations = check_rules(tree, exercise.require, exercise.forbid)
-        if violations:
-            feedback = "; ".join(v.message for v in violations)
-            return _all(exercise, tests, name, isolation, Verdict.RULE_VIOLATION, feedback, visible_only)
+        return handin.refused_verdict, handin.refused, ""
+    try:
+        tree = ast.parse(handin.source, filename=Path(name).name)
+    except SyntaxError as error:
+        where = f"{handin.where(error.lineno)}: " if error.lineno else ""
+        return Verdict.SYNTAX_ERROR, f"{where}{error.msg}", _caret(error)
+    violations = check_rules(tree, exercise.require, exercise.forbid)
+    if violations:
+        return Verdict.RULE_VIOLATION, "; ".join(v.message for v in violations), ""
+    return None
+
+
+def _judged_as_text(exercise: Exercise, tests: tuple[Test, ...], name: str, handin: Handin, visible_only: bool,
+                    attempt: int | None) -> Report:
+    """A kind whose hand-in is read, not run (a prediction): judged here, in the grader."""
+    if not handin.ok:
+        return _all(exercise, tests, name, NOTHING_RUN, handin.refused_verdict, handin.refused, visible_only)
     try:
         expected = expected_values(exercise)
     except ExpectationError as error:
-        return _all(exercise, tests, name, isolation, Verdict.GRADER_ERROR, str(error), visible_only)
-    outcomes: dict[str, Outcome] = {}
-    staff: tuple[StaffDetail, ...] = ()
-    if not kind.runs_code:
-        for test in tests:
-            judged = judge(test, kind.judged_here(source), expected[test.name])
-            reviewed = kind.review(exercise, judged, source, expected[test.name], attempt)
-            outcomes[test.name] = bounded(reviewed, test.limits.output)  # what it says of the answer, bounded too
-    else:
-        seen: dict[str, RunResult] = {}
-        with SubmissionRun(exercise, source, private_paths, backend, handin.modules,
-                           file_name=Path(name).name) as run:
-            if meanwhile is not None:
-                run.launch()
-                meanwhile()
-            _run_in_order(exercise, tests, _recording(run.run, seen), expected, outcomes, run_all, stop_after_timeout)
-            first = _load_failure(tests, run.load_failure, outcomes)
-            if first is not None:  # no test ran: one problem of the whole file, told the same for all
-                return handin.annotate(_all(exercise, tests, name, isolation, first.verdict, first.feedback,
-                                            visible_only, first.details))
-        staff = staff_details(tests, seen, expected)
-    report = Report(exercise.id, name, tuple(_sourced(outcomes[t.name], t) for t in tests), isolation,
-                    visible_only, staff=staff)
-    return handin.annotate(report)
+        return _all(exercise, tests, name, NOTHING_RUN, Verdict.GRADER_ERROR, str(error), visible_only)
+    kind = kind_of(exercise.kind)
+    outcomes = []
+    for test in tests:
+        judged = judge(test, kind.judged_here(handin.source), expected[test.name])
+        reviewed = kind.review(exercise, judged, handin.source, expected[test.name], attempt)
+        outcomes.append(_sourced(bounded(reviewed, test.limits.output), test))  # what it says, bounded too
+    return handin.annotate(Report(exercise.id, name, tuple(outcomes), NOTHING_RUN, visible_only))
 
 
 def _recording(run: Callable[[Test], RunResult], seen: dict[str, RunResult]) -> Callable[[Test], RunResult]:

@@ -10,7 +10,7 @@ from types import TracebackType
 from grader.forms import request_fields
 from grader.handins.base import Module
 from grader.kinds import kind_of
-from grader.model import Exercise, RunResult, Test, Timing
+from grader.model import Exercise, Limits, RunResult, Test, Timing
 from grader.replies import load_failure_from, result_from
 from grader.sandbox import Backend, Frame, Session, default_backend
 
@@ -19,10 +19,10 @@ BORDERLINE_MARGIN = 1.2  # a run may use this much of its CPU limit before it is
 
 
 class SubmissionRun:
-    """The tests of one submission, run one at a time in a sandbox that is started on first use and
-    started again after a test that killed it (a timeout, a crash)."""
+    """The tests of one submission, run one at a time in a sandbox that is started on first use (or ahead,
+    with `launch`) and started again after a test that killed it (a timeout, a crash)."""
 
-    def __init__(self, exercise: Exercise, source: str, private_paths: tuple[Path, ...] = (),
+    def __init__(self, exercise: Exercise, source: str = "", private_paths: tuple[Path, ...] = (),
                  backend: Backend | None = None, modules: tuple[Module, ...] = (), file_name: str = "") -> None:
         self.exercise = exercise
         self.file_name = file_name  # the student's own name for the file, in tracebacks
@@ -31,7 +31,7 @@ class SubmissionRun:
         self.private_paths = private_paths
         self.backend = backend or default_backend()
         self.session: Session | None = None  # loaded, ready for tests
-        self.launched: Session | None = None  # started, the submission still loading
+        self.launched: Session | None = None  # started, waiting for the submission
         self.load_failure: RunResult | None = None
         self.saw_hidden = False  # the running sandbox has been sent a hidden test
 
@@ -50,9 +50,15 @@ class SubmissionRun:
         self.saw_hidden = False
 
     def launch(self) -> None:
-        """Start the sandbox and let it load the file, without waiting: the first test waits for it."""
+        """Start the sandbox without waiting for it: it boots while the caller reads and checks the
+        submission (which may be handed in later, with `submit`); the first test hands it the file."""
         if self.session is None and self.launched is None and self.load_failure is None:
-            self.launched = self.backend.start(*self._setup())
+            self.launched = self.backend.start(self._limits(), self.private_paths,
+                                               max([self.exercise.limits.cpu, *(t.limits.cpu for t in self.exercise.tests)]))
+
+    def submit(self, source: str, modules: tuple[Module, ...] = ()) -> None:
+        """The submission to run, once it is read (a sandbox may be launched before)."""
+        self.source, self.modules = source, modules
 
     def run(self, test: Test) -> RunResult:
         frame = self._send_and_receive(test)
@@ -96,28 +102,28 @@ class SubmissionRun:
         self.launch()
         if self.launched is not None:
             # If it raises, close() still has the session.
-            frame = self.launched.load(self.exercise.limits.wall_seconds + STARTUP_SECONDS)
+            frame = self.launched.load(self._setup(), self.exercise.limits.wall_seconds + STARTUP_SECONDS)
             session, self.launched = self.launched, None
             self._loaded(session, frame)
 
-    def _setup(self) -> tuple[dict[str, object], Limits, tuple[Path, ...]]:
+    def _limits(self) -> Limits:
         # The sandbox's limits are the loosest of any test's; each test child tightens them to its own.
-        tests = self.exercise.tests
-        limits = replace(self.exercise.limits, memory=max([self.exercise.limits.memory, *(t.limits.memory for t in tests)]))
-        setup: dict[str, object] = {
+        memory = max([self.exercise.limits.memory, *(t.limits.memory for t in self.exercise.tests)])
+        return replace(self.exercise.limits, memory=memory)
+
+    def _setup(self) -> dict[str, object]:
+        return {
             "mode": kind_of(self.exercise.kind).harness_mode,
             "source": self.source,
             "prelude": self.exercise.prelude,
             "entry": self.exercise.entry,
-            "cpu_ceiling": max([limits.cpu, *(t.limits.cpu for t in tests)]),
             "forbid": [[rule.name, rule.message] for rule in self.exercise.forbid],  # denied at run time too
             "modules": [(m.name, m.path, m.source, m.package) for m in self.modules],
             "name": self.file_name,
             # Loading (all the file's top-level code) is charged to the exercise's CPU limit, not to a test.
-            "load_cpu": limits.cpu,
+            "load_cpu": self.exercise.limits.cpu,
             "margin": BORDERLINE_MARGIN,
         }
-        return setup, limits, self.private_paths
 
     def _loaded(self, session: Session, frame: Frame) -> None:
         """Keep a sandbox that loaded the submission; otherwise close it and remember why it failed."""

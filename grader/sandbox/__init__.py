@@ -21,9 +21,9 @@ __all__ = ["Backend", "Frame", "Isolation", "ProcessBackend", "Session", "defaul
 
 
 class Session(Protocol):
-    def load(self, wall_seconds: float) -> Frame:
-        """The reply to loading the submission (data {"loaded": True} when it did), within the wall time
-        counted from the start."""
+    def load(self, setup: dict[str, object], wall_seconds: float) -> Frame:
+        """Hand it the submission (`setup`: what the harness loads) and wait for the reply (data
+        {"loaded": True} when it loaded), within the wall time counted from the hand-over."""
 
     def run(self, request: dict[str, object], wall_seconds: float) -> Frame:
         """One test's request sent, its reply read (data["seq"] is the request's), within the wall time."""
@@ -39,9 +39,10 @@ class Backend(Protocol):
     def prepare(self) -> None:
         """Get ready for a start soon (a submission is being read and checked meanwhile); may do nothing."""
 
-    def start(self, setup: dict[str, object], limits: Limits, private_paths: tuple[Path, ...] = ()) -> Session:
-        """Start a sandbox and hand it the submission (`setup`: what the harness loads), without waiting
-        for the load. `limits` bound the whole sandbox; `private_paths` are folders it must not see."""
+    def start(self, limits: Limits, private_paths: tuple[Path, ...] = (), cpu_ceiling: float = 0.0) -> Session:
+        """Start a sandbox that waits for its submission (`Session.load`): it boots while the caller
+        reads and checks the hand-in. `limits` bound the whole sandbox, `cpu_ceiling` its CPU (default:
+        limits.cpu); `private_paths` are folders it must not see."""
 
 
 def default_backend() -> Backend:

@@ -36,7 +36,7 @@ class ProcessBackend:
             except OSError:
                 pass  # no fork to be had now: the start tries again and says why it cannot
 
-    def start(self, setup: dict[str, object], limits: Limits, private_paths: tuple[Path, ...] = ()) -> ProcessSession:
+    def start(self, limits: Limits, private_paths: tuple[Path, ...] = (), cpu_ceiling: float = 0.0) -> ProcessSession:
         reaping.become_subreaper()
         # Not dumpable: a sandbox running as our own uid (no root) cannot read /proc/<grader>/mem or environ.
         linux.prctl(linux.PR_SET_DUMPABLE, 0)
@@ -44,8 +44,8 @@ class ProcessBackend:
         # Where a test could leave files for the next one when neither a mount namespace nor Landlock keeps
         # it in its working folder (only with a dedicated uid: what it owns there is the submission's).
         clear_also = list(reaping.WORLD_WRITABLE) if iso.uid is not None and not (iso.mountns or iso.landlock) else []
-        session = ProcessSession({**setup, "sweep": iso.signals_confined, "clear_also": clear_also}, limits, iso,
-                                 tuple(str(p) for p in private_paths))
+        session = ProcessSession({"sweep": iso.signals_confined, "clear_also": clear_also}, limits, iso,
+                                 tuple(str(p) for p in private_paths), cpu_ceiling or limits.cpu)
         try:
             session.launch()
         except BaseException:
@@ -58,8 +58,9 @@ class ProcessSession:
     """The submission loaded once under every layer; `run` has the harness fork one child per test."""
 
     def __init__(self, setup: dict[str, object], limits: Limits, isolation: Isolation,
-                 private_paths: tuple[str, ...]) -> None:
-        self.setup = setup
+                 private_paths: tuple[str, ...], cpu_ceiling: float) -> None:
+        self.setup = setup  # the backend's part of what the harness loads; the submission's comes with `load`
+        self.cpu_ceiling = cpu_ceiling
         self.limits = limits
         self.isolation = isolation
         self.private_paths = private_paths
@@ -72,11 +73,11 @@ class ProcessSession:
         self._last_counters: tuple[float, float, int] | None = None
         self._stat_fd = -1
         self._launched_at = 0.0
-        self._admitting: threading.Thread | None = None  # moving it into its group, then sending the set-up
+        self._admitting: threading.Thread | None = None  # moving it into its group
 
     # ------------------------------------------------------------ start
     def launch(self) -> None:
-        """Start it and hand it the submission, without waiting for the load (see `load`)."""
+        """Start it, to wait for its submission (see `load`)."""
         refused = refusal(self.isolation)
         if refused:  # a grader_error verdict for every test: a batch shows it per student, nothing runs
             self._failure = Frame({"sandbox_error": refused}, 0.0, 0.0)
@@ -113,7 +114,7 @@ class ProcessSession:
             python=child_python(),
             workdir=self.workdir,
             private_paths=self.private_paths,
-            cpu_ceiling=float(self.setup.get("cpu_ceiling", self.limits.cpu)),  # type: ignore[arg-type]
+            cpu_ceiling=self.cpu_ceiling,
             nproc=self.limits.processes + (0 if uid is not None else reaping.tasks_of(os.getuid())),
             sweep_uid=uid is not None and first_sandbox_of_process(),
         )
@@ -129,39 +130,34 @@ class ProcessSession:
         os.close(requests_r)
         os.close(replies_w)
         self.pidfd = os.pidfd_open(self.pid)
-        wire.send(self.requests_w, wire.harness_frame())  # ahead of the set-up, which waits for the cgroup
-        if self.group is None:
-            self._admit(self.pid)
-            return
-        # Moving a process between v1 groups waits in the kernel for an RCU grace period, with the GIL
-        # free: on a thread, while the child sets up its layers and starts Python, and the grader goes on
-        # (a check imports its report). `load` and `close` wait for it.
-        self._admitting = threading.Thread(target=self._admit, args=(self.pid,), daemon=True)
-        self._admitting.start()
+        wire.send(self.requests_w, wire.harness_frame())  # the harness starts, then waits for its set-up
+        if self.group is not None:
+            # Moving a process between v1 groups waits in the kernel for an RCU grace period, with the GIL
+            # free: on a thread, while the child sets up its layers and starts Python, and the grader goes
+            # on. `load` waits for it before it sends the submission: nothing of it starts outside the group.
+            self._admitting = threading.Thread(target=self._admit, args=(self.group, self.pid), daemon=True)
+            self._admitting.start()
 
-    def _admit(self, pid: int) -> None:
-        """Move the sandbox into its group, then send the set-up: no submission code runs before the setup
-        reaches it, so nothing of the submission starts outside the group."""
+    def _admit(self, group: ResourceGroup, pid: int) -> None:
         try:
-            if self.group is not None:
-                self.group.add(pid)
-        except OSError as error:  # the submission was never sent: it has run nothing, outside its group or in
+            group.add(pid)
+        except OSError as error:  # the submission is never sent: it has run nothing, outside its group or in
             self._failure = Frame({"sandbox_error": f"cannot start the sandbox: {error}"}, 0.0, 0.0)
-            return
-        wire.send(self.requests_w, wire.framed(self.setup))
-        self._launched_at = time.monotonic()
-        self._last_counters = self._counters()  # the load's CPU counts from here, however late it is read
 
     def _admitted(self) -> None:
         if self._admitting is not None:
             self._admitting.join()
             self._admitting = None
 
-    def load(self, wall_seconds: float) -> Frame:
-        """The reply to the set-up: the submission loaded, or why not; the wall limit counts from launch."""
+    def load(self, setup: dict[str, object], wall_seconds: float) -> Frame:
+        """Hand it the submission and wait for the reply: loaded, or why not, within the wall time."""
         self._admitted()
         if self._failure is not None:
             return self._failure
+        self.setup = {**setup, **self.setup}
+        wire.send(self.requests_w, wire.framed(self.setup))
+        self._launched_at = time.monotonic()
+        self._last_counters = self._counters()  # the load's CPU counts from here: not the harness's start
         frame = self._receive(wall_seconds, seq=None, started=self._launched_at)
         limit, margin = self.setup.get("load_cpu"), self.setup.get("margin", 1.0)
         if isinstance(limit, (int, float)) and isinstance(margin, (int, float)) and limit > 0:

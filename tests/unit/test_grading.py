@@ -41,7 +41,7 @@ class CannedSession:
         self.answers = answers
         self.closed = closed
 
-    def load(self, wall_seconds: float) -> Frame:
+    def load(self, setup: dict[str, object], wall_seconds: float) -> Frame:
         return Frame({"loaded": True}, 0.01, 0.0)
 
     def run(self, request: dict[str, object], wall_seconds: float) -> Frame:
@@ -66,7 +66,7 @@ class CannedBackend:
     def prepare(self) -> None:
         pass
 
-    def start(self, setup: dict[str, object], limits: Limits, private_paths: tuple[Path, ...] = ()) -> CannedSession:
+    def start(self, limits: Limits, private_paths: tuple[Path, ...] = (), cpu_ceiling: float = 0.0) -> CannedSession:
         return CannedSession(self.answers, self.closed)
 
 
@@ -92,13 +92,13 @@ def test_grading_with_a_fake_backend_gives_the_verdicts_of_its_canned_replies(su
     assert backend.closed == [True]  # the session that timed out; no test was left to start another
 
 
-def test_the_callers_work_is_done_once_while_the_sandbox_loads(submission: Path) -> None:
+def test_the_callers_work_starts_once_the_sandbox_has_started_and_before_the_load(submission: Path) -> None:
     events: list[str] = []
 
     class Recording(CannedSession):
-        def load(self, wall_seconds: float) -> Frame:
-            events.append("load")
-            return super().load(wall_seconds)
+        def load(self, setup: dict[str, object], wall_seconds: float) -> Frame:
+            events.append(f"load {setup['source']!r}")
+            return super().load(setup, wall_seconds)
 
     class RecordingBackend(CannedBackend):
         def start(self, *args: object, **kwargs: object) -> CannedSession:  # type: ignore[override]
@@ -108,8 +108,18 @@ def test_the_callers_work_is_done_once_while_the_sandbox_loads(submission: Path)
     exercise = replace(EXERCISE, tests=(replace(make_test("remember(0)"), expect=1),))
     report = grade(exercise, submission, backend=RecordingBackend({"remember(0)": 1}),
                    meanwhile=lambda: events.append("work"))
-    assert events == ["start", "work", "load"]
+    assert events == ["start", "work", f"load {SOURCE!r}"]
     assert report.verdict == Verdict.PASSED
+
+
+def test_a_sandbox_started_ahead_of_a_file_that_cannot_run_is_closed_unused(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.py"
+    broken.write_text("def remember(n)\n    return n\n")
+    backend = CannedBackend({})
+    report = grade(replace(EXERCISE, tests=(make_test("remember(0)"),)), broken, backend=backend,
+                   meanwhile=lambda: None)
+    assert report.verdict == Verdict.SYNTAX_ERROR
+    assert backend.closed == [True]
 
 
 def test_a_visible_test_after_a_hidden_one_gets_a_fresh_sandbox(submission: Path) -> None:
