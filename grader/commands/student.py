@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # the heavy modules are imported by the commands that use the
 
     from grader.course import Course
     from grader.model import Exercise
+    from grader.sandbox import Backend
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     def command(name: str, help_text: str, run: object, exercise: bool = True) -> argparse.ArgumentParser:
@@ -200,7 +201,7 @@ def run_check(args: argparse.Namespace) -> ExitCode:
 
 
 def _check_once(args: argparse.Namespace, course: Course, exercise: Exercise, submission: Path,
-                meanwhile: Callable[[], object] | None = None) -> ExitCode:
+                meanwhile: Callable[[], object] | None = None, backend: Backend | None = None) -> ExitCode:
     from grader.grading import grade
     from grader.kinds import kind_of
     from grader.model import Verdict
@@ -211,7 +212,7 @@ def _check_once(args: argparse.Namespace, course: Course, exercise: Exercise, su
     # A student's check stops after a timeout: an endless loop answers in about one limit, not one per test.
     report = grade(exercise, submission, run_all=args.all, visible_only=course.is_student_bundle,
                    private_paths=course.private_paths(submission.resolve().parent),
-                   meanwhile=meanwhile, stop_after_timeout=not args.all,
+                   meanwhile=meanwhile, backend=backend, stop_after_timeout=not args.all,
                    attempt=wrong_before + 1 if counted else None)
     if counted and report.verdict == Verdict.WRONG_ANSWER:
         _wrong_checks(exercise.id, wrong_before + 1)
@@ -252,25 +253,34 @@ def _inputs(exercise: Exercise) -> dict[str, str]:
 
 
 def _watch(args: argparse.Namespace, course: Course, exercise: Exercise, submission: Path) -> ExitCode:
-    """Grade, then again after each save, in this process: its modules stay imported, so a re-check costs
-    the sandbox's start and the student's own code."""
+    """Grade, then again after each save, in this process: its modules stay imported and the next sandbox
+    is started while it waits for the save, so a re-check costs little more than the student's own code."""
     from watchfiles import watch
 
+    from grader.sandbox import default_backend
+    from grader.sandbox.warm import WarmBackend
+
+    backend = WarmBackend(default_backend())
     console = _console()
     target = submission.resolve()
     # An editor saves by writing, or by writing a copy and renaming it over: any change to the path
-    # counts. One watcher for the whole session: a save made while a check runs is not lost. A short
-    # step: one save's events come within milliseconds of each other.
-    saves = watch(target.parent, watch_filter=lambda _, path: Path(path) == target, debounce=400, step=20,
-                  recursive=False)  # the folder may be the home folder: never its whole tree
+    # counts. One watcher for the whole session, watching from before the first check: a save made
+    # while a check runs is not lost. A short step: one save's events come within milliseconds of each
+    # other. The timeout only wakes the loop (an empty set), here once to start the watcher.
+    saves = watch(target.parent, watch_filter=lambda _, path: Path(path) == target, debounce=400, step=5,
+                  rust_timeout=50, yield_on_timeout=True, recursive=False)  # never a home folder's whole tree
     status = ExitCode.OK
     try:
+        next(saves)
         while True:
             console.clear()  # a no-op unless stdout is a terminal
-            status = _check_once(args, course, exercise, submission)
+            status = _check_once(args, course, exercise, submission, backend=backend)
             print(f"Watching {submission}: save it to check again; Ctrl-C stops.", flush=True)
+            backend.start_ahead()
             while not next(saves) or not target.is_file():
                 pass  # deleted, not yet written again
     except KeyboardInterrupt:
         return status
+    finally:
+        backend.close()
     return status
