@@ -32,7 +32,9 @@ STYLE = {
     Verdict.MISSING: ("MISSING", "dim red"),
 }
 NOT_RUN = "not run"
-DIFF_STYLE = {"expected": "green", "got": "red", "same": "dim", "note": "dim italic", "caret": "bold"}
+# Expected and got in the class HTML's neutral colours, never green and red: neither side of a difference is
+# "right", and red-green is the pair colour-blind readers tell apart least.
+DIFF_STYLE = {"expected": "blue", "got": "dark_orange3", "same": "dim", "note": "dim italic", "caret": "bold"}
 # The title of the one panel of a problem that stops the whole file.
 WHOLE_FILE_TITLE = {
     Verdict.SYNTAX_ERROR: "The file does not parse: no test was run",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import time
+from pathlib import Path
 
 from grader.grading import grade
 from tests.report.conftest import MEAN, render
@@ -109,3 +110,16 @@ def test_run_all_and_a_batch_run_every_test_after_a_timeout(write) -> None:
     for report in (grade(exercise, submission, stop_after_timeout=True, run_all=True), grade(exercise, submission)):
         assert [o.verdict for o in report.outcomes].count("timeout") == 1
         assert not any("ran out of time" in o.feedback for o in report.outcomes)
+
+
+def test_a_difference_is_drawn_in_the_class_pages_colours_not_green_and_red() -> None:
+    from rich.color import Color
+
+    from grader.outputs.terminal import DIFF_STYLE
+
+    html = (Path(__file__).parents[2] / "grader" / "outputs" / "html" / "batch_base.html.j2").read_text()
+    assert "pre .del, .side .expected h4 { color: #0b4f9c; }" in html  # the class page: blue expected
+    assert "pre .add, .side .got h4 { color: #a04800; }" in html  # orange got
+    expected, got = (Color.parse(DIFF_STYLE[side]).get_truecolor() for side in ("expected", "got"))
+    assert expected.blue > max(expected.red, expected.green)  # blue, as on the page
+    assert got.red > got.green > got.blue  # orange, as on the page
