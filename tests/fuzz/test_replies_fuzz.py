@@ -91,7 +91,7 @@ def framed(reply: dict, how: str, cut: float, noise: bytes) -> bytes:
 
 def received(frames: list[bytes]) -> object:
     """The frames through the grader's real reading loop (length prefix, seq check, death by EOF)."""
-    session = ProcessSession({}, Limits(), None, ())  # type: ignore[arg-type]  # only its reading is used
+    session = ProcessSession({}, Limits(), None, (), 1.0)  # type: ignore[arg-type]  # only its reading is used
     session.replies_r, writer = os.pipe()
     session.pidfd = os.pidfd_open(os.getpid())  # alive: the reader waits for frames or their EOF
 
