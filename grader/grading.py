@@ -10,7 +10,7 @@ from pathlib import Path
 from grader.expected import ExpectationError, expected_values
 from grader.kinds import kind_of
 from grader.handins.base import Context, Handin
-from grader.model import Exercise, Outcome, Report, RunResult, StaffDetail, Test, Verdict
+from grader.model import Exercise, Outcome, Report, RunResult, Test, Verdict
 from grader.outputs.text import bounded
 from grader.rules import check_rules
 from grader.running import SubmissionRun
