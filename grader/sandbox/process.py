@@ -119,16 +119,23 @@ class ProcessSession:
             sweep_uid=uid is not None and first_sandbox_of_process(),
         )
         self.children_before = set(reaping.children())
+        # Ctrl-C is held over the fork and comes right after it: Python runs imported modules' at-fork
+        # handlers (logging's) as the fork returns, and a KeyboardInterrupt raised in one is printed and
+        # dropped, which left `grader check --watch` running.
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
             self.pid = os.fork()
         except OSError:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
             os.close(requests_r)
             os.close(replies_w)
             raise
         if self.pid == 0:  # pragma: no cover - runs in the child, reports failures on the reply pipe
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
             jail.run(requests_r, replies_w)
         os.close(requests_r)
         os.close(replies_w)
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)  # a Ctrl-C that came meanwhile is raised here
         self.pidfd = os.pidfd_open(self.pid)
         wire.send(self.requests_w, wire.harness_frame())  # the harness starts, then waits for its set-up
         if self.group is not None:
