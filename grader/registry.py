@@ -13,6 +13,12 @@ from typing import Generic, TypeVar
 T = TypeVar("T")
 
 
+def load(where: str) -> object:
+    """The attribute named by "module:attribute", its module imported now."""
+    module, _, attribute = where.partition(":")
+    return getattr(import_module(module), attribute)
+
+
 class Registry(MutableMapping[str, T], Generic[T]):
     """`entries`: name -> object, or name -> "module:attribute"; with `instantiate`, the attribute is a
     class and the entry is an instance of it."""
@@ -24,8 +30,7 @@ class Registry(MutableMapping[str, T], Generic[T]):
     def __getitem__(self, name: str) -> T:
         entry = self._entries[name]
         if isinstance(entry, str):
-            module, _, attribute = entry.partition(":")
-            loaded = getattr(import_module(module), attribute)
+            loaded = load(entry)
             entry = self._entries[name] = loaded() if self._instantiate else loaded
         return entry
 

@@ -12,8 +12,7 @@ from typing import TYPE_CHECKING
 from grader.checkers import run_checker, show
 from grader.forms.base import TestForm
 from grader.forms.given import call_arguments
-from grader.forms.raises import BUILTIN_ERRORS, Raised, raise_problem, raises_entry, read_raises
-from grader.forms.raises import ExpectedRaise
+from grader.forms.raises import BUILTIN_ERRORS, ExpectedRaise, Raised, raise_problem, raises_entry, read_raises
 from grader.model import MISSING, CheckResult, RunResult, Test
 
 if TYPE_CHECKING:

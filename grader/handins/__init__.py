@@ -5,16 +5,16 @@ are its own (the class's `accepts`, or the line's); the first form that accepts 
 from __future__ import annotations
 
 from collections.abc import Callable
-from importlib import import_module
 from pathlib import Path
 from typing import Protocol
 
 from grader.handins.base import Context, Handin, Module
 from grader.handins.file import FileForm
 from grader.handins.notebook import NotebookForm
+from grader.model import Exercise
+from grader.registry import load
 
 ZIP_SUFFIX = ".zip"
-from grader.model import Exercise
 
 
 class HandinForm(Protocol):
@@ -40,8 +40,7 @@ class _OnUse:
         return self._accepts(path)
 
     def read(self, path: Path, context: Context) -> Handin:
-        module, _, cls = self._where.partition(":")
-        form: HandinForm = getattr(import_module(module), cls)()
+        form: HandinForm = load(self._where)()  # type: ignore[operator]
         return form.read(path, context)
 
 

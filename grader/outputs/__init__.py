@@ -4,8 +4,9 @@ Output) plus one line in OUTPUTS."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from importlib import import_module
 from typing import TYPE_CHECKING, TextIO
+
+from grader.registry import load
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -61,8 +62,7 @@ def batch_outputs(defaults_only: bool = False) -> tuple[str, ...]:
 
 
 def output(name: str) -> Output:
-    module, _, cls = OUTPUTS[name].where.partition(":")
-    return getattr(import_module(module), cls)()  # type: ignore[no-any-return]
+    return load(OUTPUTS[name].where)()  # type: ignore[no-any-return,operator]
 
 
 def import_soon(name: str) -> None:
@@ -72,4 +72,4 @@ def import_soon(name: str) -> None:
     cost a check nothing. The thread imports modules and nothing else: it never touches the sandbox."""
     from threading import Thread
 
-    Thread(target=import_module, args=(OUTPUTS[name].where.partition(":")[0],), daemon=True).start()
+    Thread(target=load, args=(OUTPUTS[name].where,), daemon=True).start()
