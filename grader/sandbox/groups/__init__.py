@@ -2,7 +2,8 @@
 CPU of every process it started (helpers it never reaped too), and a kill that misses no one.
 
 An implementation is one module (a `ResourceGroup` class, `present`, `unavailable`, `remove_stale`) plus
-one line in KINDS; the first kind whose hierarchy is present on this machine is used."""
+one line in KINDS; the first kind whose hierarchy is present on this machine is used. `files.py` holds what
+the versions share: writing a value, counters read again and again, the members of a group."""
 
 from __future__ import annotations
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import functools
 import itertools
 import os
-import signal
 from pathlib import Path
+
+from grader.sandbox.groups.files import Counters, kill_members, members, write
 
 V1_ROOT = Path("/sys/fs/cgroup")
 CONTROLLERS = ("memory", "pids", "cpuacct")
@@ -45,7 +46,7 @@ class Group:
         self.name = PREFIX + (name or f"{os.getpid()}-{next(_counter)}")
         # Plain strings and os calls: a batch makes and removes a group per submission.
         self.dirs = {c: f"{V1_ROOT}/{c}/{self.name}" for c in CONTROLLERS}
-        self._files: dict[str, int] = {}  # counters read after every test: opened once, read with pread
+        self._counters = Counters()
 
     def create(self, memory_bytes: int, processes: int) -> None:
         for folder in self.dirs.values():
@@ -54,45 +55,29 @@ class Group:
             except FileExistsError:
                 pass
         memory = self.dirs["memory"]
-        _write(f"{memory}/memory.limit_in_bytes", memory_bytes)
+        write(f"{memory}/memory.limit_in_bytes", memory_bytes)
         if _swap_accounted():  # no swapping out either
-            _write(f"{memory}/memory.memsw.limit_in_bytes", memory_bytes)
-        _write(f"{self.dirs['pids']}/pids.max", processes)
+            write(f"{memory}/memory.memsw.limit_in_bytes", memory_bytes)
+        write(f"{self.dirs['pids']}/pids.max", processes)
 
     def add(self, pid: int) -> None:
         """Move a process in (the sandbox's, before it is sent anything to run)."""
         if pid <= 0:  # 0 would move the writer: the grader itself
             raise ProcessLookupError(f"no process {pid} to move into the sandbox's cgroup")
         for folder in self.dirs.values():
-            _write(f"{folder}/cgroup.procs", pid)
+            write(f"{folder}/cgroup.procs", pid)
 
     def cpu_seconds(self) -> float:
         try:
-            return int(self._read("cpuacct", "cpuacct.usage")) / 1e9
+            return int(self._counters.read(f"{self.dirs['cpuacct']}/cpuacct.usage")) / 1e9
         except (OSError, ValueError):
             return 0.0
 
     def oom_kills(self) -> int:
-        try:
-            for line in self._read("memory", "memory.oom_control").splitlines():
-                if line.startswith(b"oom_kill "):
-                    return int(line.split()[1])
-        except (OSError, ValueError):
-            pass
-        return 0
-
-    def _read(self, controller: str, name: str) -> bytes:
-        fd = self._files.get(name)
-        if fd is None:
-            fd = self._files[name] = os.open(f"{self.dirs[controller]}/{name}", os.O_RDONLY | os.O_CLOEXEC)
-        return os.pread(fd, 4096, 0)
+        return self._counters.field(f"{self.dirs['memory']}/memory.oom_control", b"oom_kill")
 
     def pids(self) -> list[int]:
-        try:
-            with open(f"{self.dirs['pids']}/cgroup.procs", "rb") as procs:
-                return [int(p) for p in procs.read().split()]
-        except (OSError, ValueError):
-            return []
+        return members(f"{self.dirs['pids']}/cgroup.procs")
 
     def kill(self) -> bool:
         """SIGKILL every member until none is left (pids.max bounds how many a fork loop can add)."""
@@ -103,31 +88,15 @@ class Group:
 
     def signal_members(self) -> bool:
         """SIGKILL every member once; False when there was none."""
-        members = self.pids()
-        for pid in members:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        return bool(members)
+        return kill_members(f"{self.dirs['pids']}/cgroup.procs")
 
     def remove(self) -> None:
-        for fd in self._files.values():
-            os.close(fd)
-        self._files.clear()
+        self._counters.close()
         for folder in self.dirs.values():
             try:
                 os.rmdir(folder)
             except OSError:
                 pass  # not there, or a member still dying: the next start-up removes it
-
-
-def _write(path: str, value: int) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
-    try:
-        os.write(fd, str(value).encode())
-    finally:
-        os.close(fd)
 
 
 @functools.cache

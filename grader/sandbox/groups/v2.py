@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import itertools
 import os
-import signal
 import time
 from pathlib import Path
+
+from grader.sandbox.groups.files import Counters, kill_members, members, write
 
 PREFIX = "grader-"
 NEEDED = ("memory", "pids")
@@ -61,7 +62,7 @@ class Group:
     def __init__(self, name: str | None = None, root: Path | None = None) -> None:
         self.name = PREFIX + (name or f"{os.getpid()}-{next(_counter)}")
         self.dir = f"{root or hierarchy()}/{self.name}"
-        self._files: dict[str, int] = {}  # counters read after every test: opened once, read with pread
+        self._counters = Counters()
 
     def create(self, memory_bytes: int | None, processes: int | None) -> None:
         """Make the group with these limits (None: that limit is not set, for a hierarchy without the
@@ -71,62 +72,34 @@ class Group:
         except FileExistsError:
             pass
         if memory_bytes is not None:
-            _write(f"{self.dir}/memory.max", memory_bytes)
+            write(f"{self.dir}/memory.max", memory_bytes)
             if os.path.exists(f"{self.dir}/memory.swap.max"):  # no swapping out either
-                _write(f"{self.dir}/memory.swap.max", 0)
+                write(f"{self.dir}/memory.swap.max", 0)
         if processes is not None:
-            _write(f"{self.dir}/pids.max", processes)
+            write(f"{self.dir}/pids.max", processes)
 
     def add(self, pid: int) -> None:
         if pid <= 0:  # 0 would move the writer
             raise ProcessLookupError(f"no process {pid} to move into the sandbox's cgroup")
-        _write(f"{self.dir}/cgroup.procs", pid)
+        write(f"{self.dir}/cgroup.procs", pid)
 
     def cpu_seconds(self) -> float:
-        try:
-            for line in self._read("cpu.stat").splitlines():
-                if line.startswith(b"usage_usec "):
-                    return int(line.split()[1]) / 1e6
-        except (OSError, ValueError):
-            pass
-        return 0.0
+        return self._counters.field(f"{self.dir}/cpu.stat", b"usage_usec") / 1e6
 
     def oom_kills(self) -> int:
-        try:
-            for line in self._read("memory.events").splitlines():
-                if line.startswith(b"oom_kill "):
-                    return int(line.split()[1])
-        except (OSError, ValueError):
-            pass
-        return 0
-
-    def _read(self, name: str) -> bytes:
-        fd = self._files.get(name)
-        if fd is None:
-            fd = self._files[name] = os.open(f"{self.dir}/{name}", os.O_RDONLY | os.O_CLOEXEC)
-        return os.pread(fd, 4096, 0)
+        return self._counters.field(f"{self.dir}/memory.events", b"oom_kill")
 
     def pids(self) -> list[int]:
-        try:
-            with open(f"{self.dir}/cgroup.procs", "rb") as procs:
-                return [int(p) for p in procs.read().split()]
-        except (OSError, ValueError):
-            return []
+        return members(f"{self.dir}/cgroup.procs")
 
     def signal_members(self) -> bool:
-        members = self.pids()
-        for pid in members:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        return bool(members)
+        return kill_members(f"{self.dir}/cgroup.procs")
 
     def kill(self) -> bool:
         """cgroup.kill (kernel >= 5.14) kills every member at once, forks in flight included; then wait
         for the group to empty. Without it, SIGKILL the members round after round."""
         try:
-            _write(f"{self.dir}/cgroup.kill", 1)
+            write(f"{self.dir}/cgroup.kill", 1)
         except OSError:
             pass  # an older kernel: the rounds below do it
         for _ in range(200):
@@ -136,21 +109,11 @@ class Group:
         return False
 
     def remove(self) -> None:
-        for fd in self._files.values():
-            os.close(fd)
-        self._files.clear()
+        self._counters.close()
         try:
             os.rmdir(self.dir)
         except OSError:
             pass  # not there, or a member still dying: the next start-up removes it
-
-
-def _write(path: str, value: int) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
-    try:
-        os.write(fd, str(value).encode())
-    finally:
-        os.close(fd)
 
 
 def remove_stale() -> None:
