@@ -79,7 +79,7 @@ def test_without_the_memory_and_pids_controllers_the_layer_is_off_and_no_group_i
 def test_the_registry_takes_v1_where_it_is_mounted_and_v2_otherwise() -> None:
     assert list(groups.KINDS) == ["v1", "v2"]
     chosen = groups._kind()
-    assert chosen is (groups.KINDS["v1"] if v1.present() else groups.KINDS["v2"])
+    assert chosen is (v1 if v1.present() else v2)
 
 
 def test_a_stale_group_of_a_dead_grader_is_emptied_and_removed() -> None:
