@@ -156,7 +156,9 @@ def slot_uid() -> int:
     state folder can be written, by a lock file there too: a grader of an older version locks only that."""
     global _slot
     if _slot is None:
-        import socket  # only here (root): most commands never start a sandbox
+        # The C module: `socket` wraps it with selectors, array and enums, a few ms of every check as root,
+        # for a socket that is only ever bound.
+        import _socket
 
         try:
             lock_dir: Path | None = state_dir()
@@ -165,7 +167,7 @@ def slot_uid() -> int:
         start = FIRST_SLOT_UID + (os.getpid() % SLOT_COUNT)
         for offset in range(SLOT_COUNT):
             uid = FIRST_SLOT_UID + (start - FIRST_SLOT_UID + offset) % SLOT_COUNT
-            holder = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)
+            holder = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM | _socket.SOCK_CLOEXEC)
             try:
                 holder.bind(f"\0grader-slot-{uid}".encode())  # bound, never listening: nobody connects
             except OSError:
