@@ -10,11 +10,11 @@ from typing import Protocol
 
 from grader.handins.base import Context, Handin, Module
 from grader.handins.file import FileForm
-from grader.handins.notebook import NotebookForm
 from grader.model import Exercise
 from grader.registry import load
 
 ZIP_SUFFIX = ".zip"
+NOTEBOOK_SUFFIX = ".ipynb"
 
 
 class HandinForm(Protocol):
@@ -31,7 +31,7 @@ class ListedForm(HandinForm, Protocol):
 
 class _OnUse:
     """A form whose module is imported when a path of its kind is handed in: a check of one file needs
-    neither the folder walker nor the zip reader (zipfile and the batch's layouts)."""
+    neither the folder walker, the zip reader (zipfile and the batch's layouts) nor the notebook reader."""
 
     def __init__(self, name: str, where: str, accepts: Callable[[Path], bool]) -> None:
         self.name, self._where, self._accepts = name, where, accepts
@@ -47,7 +47,8 @@ class _OnUse:
 FORMS: tuple[ListedForm, ...] = (
     _OnUse("folder", "grader.handins.folder:FolderForm", Path.is_dir),
     _OnUse("zip", "grader.handins.archive:ZipForm", lambda path: path.suffix.lower() == ZIP_SUFFIX and not path.is_dir()),
-    NotebookForm(),
+    _OnUse("notebook", "grader.handins.notebook:NotebookForm",
+           lambda path: path.suffix.lower() == NOTEBOOK_SUFFIX and not path.is_dir()),
     FileForm(),  # last: it accepts anything
 )
 

@@ -3,7 +3,6 @@ import, and notes for the report. Plain data, so a batch sends it to a worker as
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -14,6 +13,7 @@ from grader.model import Exercise, Report, Verdict
 
 if TYPE_CHECKING:
     from grader.batch.discover import NameRule
+    from grader.handins.notebook import Cell
 
 SOURCE_NAME = "submission.py"  # what the sandbox's harness calls the entry module in its tracebacks
 
@@ -26,15 +26,6 @@ class Module:
     path: str  # the file as the student named it (helpers.py, pkg/__init__.py), for tracebacks
     source: str
     package: bool = False  # an __init__.py: its submodules import through it
-
-
-@dataclass(frozen=True)
-class Cell:
-    """Where one notebook code cell's lines are in the module the notebook runs as."""
-
-    number: int  # 1-based among all the notebook's cells, markdown included, as the notebook shows them
-    first_line: int  # of the module, 1-based
-    lines: int
 
 
 @dataclass(frozen=True)
@@ -56,6 +47,8 @@ class Handin:
 
     def digest(self) -> str:
         """Equal for hand-ins that grade the same: the key a batch stores the grading under."""
+        import hashlib  # a batch's store only: a check never needs OpenSSL's load
+
         digest = hashlib.sha256()
         if self.refused:
             digest.update(f"refused\0{self.refused_verdict}\0{self.refused}".encode())

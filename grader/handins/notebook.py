@@ -5,21 +5,27 @@ not run; the report says which cells held them."""
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
-from grader.handins.base import Cell, Context, Handin, refuse
+from grader.handins.base import Context, Handin, refuse
 from grader.handins.text import read_bytes
 from grader.model import Verdict
 
-SUFFIX = ".ipynb"
 MAX_NOTEBOOK_BYTES = 8 << 20  # outputs (plots as base64) make notebooks far larger than their code
+
+
+@dataclass(frozen=True)
+class Cell:
+    """Where one notebook code cell's lines are in the module the notebook runs as."""
+
+    number: int  # 1-based among all the notebook's cells, markdown included, as the notebook shows them
+    first_line: int  # of the module, 1-based
+    lines: int
 
 
 class NotebookForm:
     name = "notebook"
-
-    def accepts(self, path: Path) -> bool:
-        return path.suffix.lower() == SUFFIX and not path.is_dir()
 
     def read(self, path: Path, context: Context) -> Handin:
         data, problem = read_bytes(path, MAX_NOTEBOOK_BYTES)
