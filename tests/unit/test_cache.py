@@ -63,14 +63,22 @@ def test_a_damaged_cache_entry_is_loaded_again_from_the_spec(tmp_path: Path, mon
     assert load_exercise(path).title == "Squares"
 
 
-def test_cache_keys_are_the_sha256_digests_hashlib_gives() -> None:
-    import hashlib
+def test_a_cache_key_is_the_same_in_every_process_and_depends_on_every_part() -> None:
+    import subprocess
+    import sys
 
     from grader.cache import key_hash
 
     digest = key_hash(b"spec")
     digest.update(b"\0more")
-    assert digest.hexdigest() == hashlib.sha256(b"spec\0more").hexdigest()  # kept calibrations keep their names
+    code = "from grader.cache import key_hash; k = key_hash(b'spec'); k.update(b'\\0more'); print(k.hexdigest())"
+    again = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                           env={"PYTHONHASHSEED": "random", "PATH": ""}).stdout.strip()
+    assert digest.hexdigest() == again  # another process (another hash seed) finds what this one kept
+    assert len(again) == 16
+    other = key_hash(b"spec")
+    other.update(b"\0mord")
+    assert other.hexdigest() != digest.hexdigest()
 
 
 def test_a_file_written_atomically_replaces_the_old_one_whole_and_leaves_nothing_beside_it(tmp_path: Path) -> None:
