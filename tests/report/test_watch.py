@@ -104,3 +104,32 @@ def test_a_sandbox_started_ahead_serves_the_next_start_that_asks_the_same() -> N
     warm.start_ahead()
     warm.close()
     assert inner.closed == 2
+
+
+def test_a_closed_session_is_closed_for_real_before_any_other_sandbox_starts() -> None:
+    events: list[str] = []
+
+    class Logged(Counting):
+        def start(self, limits: Limits, private_paths: tuple[Path, ...] = (), cpu_ceiling: float = 0.0) -> object:
+            number = len(self.started) + 1
+            session = super().start(limits, private_paths, cpu_ceiling)
+            events.append(f"start {number}")
+            close = session.close  # type: ignore[attr-defined]
+
+            def logged_close() -> None:
+                events.append(f"close {number}")
+                close()
+
+            session.close = logged_close  # type: ignore[attr-defined]
+            return session
+
+    warm = WarmBackend(Logged())  # type: ignore[arg-type]
+    session = warm.start(Limits(), (), 1.0)
+    session.close()
+    session.close()  # twice, as SubmissionRun may
+    assert events == ["start 1"]  # kept: the report is printed first
+    warm.start_ahead()
+    assert events == ["start 1", "close 1", "start 2"]  # closed before another sandbox started
+    warm.start(Limits(), (), 1.0).close()
+    warm.close()
+    assert events == ["start 1", "close 1", "start 2", "close 2"]
