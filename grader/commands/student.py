@@ -265,9 +265,10 @@ def _watch(args: argparse.Namespace, course: Course, exercise: Exercise, submiss
     target = submission.resolve()
     # An editor saves by writing, or by writing a copy and renaming it over: any change to the path
     # counts. One watcher for the whole session, watching from before the first check: a save made
-    # while a check runs is not lost. A short step: one save's events come within milliseconds of each
-    # other. The timeout only wakes the loop (an empty set), here once to start the watcher.
-    saves = watch(target.parent, watch_filter=lambda _, path: Path(path) == target, debounce=400, step=5,
+    # while a check runs is not lost. The shortest step: a save is seen a step after its last event (one
+    # save's events come within a millisecond of each other), and a step more costs the idle watcher
+    # little. The timeout only wakes the loop (an empty set), here once to start the watcher.
+    saves = watch(target.parent, watch_filter=lambda _, path: Path(path) == target, debounce=400, step=1,
                   rust_timeout=50, yield_on_timeout=True, recursive=False)  # never a home folder's whole tree
     status = ExitCode.OK
     try:
