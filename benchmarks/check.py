@@ -163,22 +163,26 @@ def main() -> None:
 
 
 def compare(other: Path, repeats: int, report_format: str) -> None:
-    """Wall time of `grader check` here and in `other`, alternating runs; medians."""
+    """Wall time of `grader check` here and in `other`, run for run in turn (which side goes first alternates
+    round by round); the medians, and the median of the rounds' own ratios, which the host's drift over the
+    minutes of a run does not move."""
     print(f"command: {' '.join([Path(sys.executable).name, *sys.argv])}")
     sides = {"this checkout": (ROOT, sys.executable), f"{other}": (other, str(other / ".venv" / "bin" / "python"))}
     exercises = sorted(p.stem for p in (ROOT / "exercises").glob("*.yaml")
                        if (other / "exercises" / p.name).is_file())  # the exercises both checkouts ship
-    print(f"{'exercise':20} " + " ".join(f"{name[-24:]:>24}" for name in sides) + "   ratio")
+    print(f"{'exercise':20} " + " ".join(f"{name[-24:]:>24}" for name in sides) + "   ratio  (run for run)")
     for exercise in exercises:
         walls: dict[str, list[float]] = {name: [] for name in sides}
         for round_ in range(repeats + 1):
-            for name, (root, python) in sides.items():
+            order = list(sides.items()) if round_ % 2 else list(sides.items())[::-1]
+            for name, (root, python) in order:
                 submission = sorted((root / "reference" / exercise / "accepted").glob("*"))[0]
                 wall = check(exercise, submission, root, python, report_format)[0]
                 if round_:  # the first round warms caches
                     walls[name].append(wall)
         here, there = (statistics.median(w) * 1000 for w in walls.values())
-        print(f"{exercise:20} {here:21.0f} ms {there:21.0f} ms   {here / there:.2f}")
+        paired = statistics.median(a / b for a, b in zip(*walls.values(), strict=True))
+        print(f"{exercise:20} {here:21.0f} ms {there:21.0f} ms   {here / there:.2f}   {paired:.2f}")
 
 
 if __name__ == "__main__":
