@@ -61,10 +61,11 @@ KINDS: dict[str, str] = {
 @functools.cache
 def _kind() -> GroupKind:
     """The first kind present here; with none, the first one, which says why it cannot be used."""
-    kinds = (import_module(name) for name in KINDS.values())
-    first = next(kinds)
-    present = first if first.present() else next((kind for kind in kinds if kind.present()), first)
-    return present  # type: ignore[return-value]
+    for name in KINDS.values():
+        kind: GroupKind = import_module(name)  # type: ignore[assignment]
+        if kind.present():
+            return kind
+    return import_module(next(iter(KINDS.values())))  # type: ignore[return-value]
 
 
 def new_group() -> ResourceGroup:
