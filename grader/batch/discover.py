@@ -13,6 +13,7 @@ from pathlib import Path
 from grader.batch.layouts import LAYOUTS, HandIn, detect, gradescope_root, visible
 from grader.batch.unpack import unpack
 from grader.errors import UsageError
+from grader.handins import NOTEBOOK_SUFFIX, ZIP_SUFFIX
 from grader.kinds import kind_of
 from grader.model import Exercise
 
@@ -175,7 +176,7 @@ def _match(hand_in: HandIn, exercises: list[Exercise], rule: NameRule, result: C
                      if not any(path.is_relative_to(folder) for folder in handed_in_folders)]
 
 
-HANDIN_SUFFIXES = (".zip", ".ipynb")  # besides a folder: the other forms of grader/handins/
+HANDIN_SUFFIXES = (ZIP_SUFFIX, NOTEBOOK_SUFFIX)  # besides a folder: the other forms of grader/handins/
 
 
 def _named_as_file(path: Path, name: str, exercise: Exercise) -> str:
