@@ -53,8 +53,7 @@ class SubmissionRun:
         """Start the sandbox without waiting for it: it boots while the caller reads and checks the
         submission (which may be handed in later, with `submit`); the first test hands it the file."""
         if self.session is None and self.launched is None and self.load_failure is None:
-            self.launched = self.backend.start(self._limits(), self.private_paths,
-                                               max([self.exercise.limits.cpu, *(t.limits.cpu for t in self.exercise.tests)]))
+            self.launched = self.backend.start(self._limits(), self.private_paths, self._cpu_ceiling())
 
     def submit(self, source: str, modules: tuple[Module, ...] = ()) -> None:
         """The submission to run, once it is read (a sandbox may be launched before)."""
@@ -110,6 +109,9 @@ class SubmissionRun:
         # The sandbox's limits are the loosest of any test's; each test child tightens them to its own.
         memory = max([self.exercise.limits.memory, *(t.limits.memory for t in self.exercise.tests)])
         return replace(self.exercise.limits, memory=memory)
+
+    def _cpu_ceiling(self) -> float:
+        return max([self.exercise.limits.cpu, *(t.limits.cpu for t in self.exercise.tests)])
 
     def _setup(self) -> dict[str, object]:
         return {
