@@ -17,12 +17,13 @@ import json
 import math
 import os
 import time
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, replace
 from pathlib import Path
 
 from grader.cache import cache_dir, key_hash, write_atomically
 from grader.kinds import kind_of
 from grader.model import CalibrationRule, Exercise, Test
+from grader.records import record
 
 CALIBRATION_VERSION = "1"
 REPEATS = 3  # runs per reference and test, when more runs could still change the limit
@@ -33,7 +34,7 @@ class CalibrationError(Exception):
     """An accepted reference could not be timed: it failed, timed out or there is none."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TestTiming:
     """One test's limit and the measurements it came from."""
 
@@ -45,7 +46,7 @@ class TestTiming:
     samples: dict[str, list[float]]  # reference file name -> CPU seconds of each run
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Calibration:
     exercise: str
     key: str

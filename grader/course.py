@@ -13,13 +13,13 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from grader.cache import cache_dir, key_hash, read_pickle, write_pickle
 from grader.calibration import with_calibrated_limits
 from grader.errors import SpecError, UsageError
 from grader.model import Exercise
+from grader.records import record
 
 _PACKAGE = Path(__file__).resolve().parent
 # A wheel carries the course inside the package (pyproject.toml force-includes it); a checkout has it beside.
@@ -33,7 +33,7 @@ _LOADER_SOURCES = ("spec.py", "model.py", "checkers/__init__.py", "errors.py", "
                    "forms/given.py", "forms/raises.py", "forms/steps.py", "forms/program_io.py")
 
 
-@dataclass(frozen=True)
+@record
 class Course:
     exercises_dir: Path
 

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
+
+from grader.records import record
 
 
 class GraderError(Exception):
     """Base of the errors shown to the user as a message, without a traceback."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SpecProblem:
     """One thing wrong in a spec file, in the compiler format editors make clickable."""
 

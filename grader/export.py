@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 import shutil
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from pathlib import Path
 
 import yaml
@@ -19,6 +19,7 @@ from grader.forms import form_of
 from grader.kinds import kind_of
 from grader.forms.given import Generated
 from grader.model import MISSING, CalibrationRule, CheckerSpec, Exercise, Limits, Rule, Test
+from grader.records import record
 from grader.spec import load_exercise
 
 KEY_ORDER = ("title", "kind", "entry", "prelude", "statement", "snippet", "starter", "hints", "limits",
@@ -150,7 +151,7 @@ def _rule(rule: Rule) -> object:
 
 
 # ---------------------------------------------------------------- the student bundle
-@dataclass(frozen=True)
+@record
 class Bundle:
     root: Path
     exercises_dir: Path

@@ -19,6 +19,7 @@ from pathlib import Path
 from grader.checkers import judge_lines
 from grader.errors import GraderError, SpecError
 from grader.export import value_expect, write_spec
+from grader.records import record
 from grader.spec import ID_PATTERN, load_exercise
 
 LESSON_KEYS = ("id", "slug", "title", "text", "task", "kind", "seed", "solution", "hints", "tests", "require",
@@ -36,7 +37,7 @@ class LessonError(GraderError):
         super().__init__("\n".join(problems))
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Imported:
     id: str
     spec: Path

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
+
+from grader.records import record
 
 if TYPE_CHECKING:  # each lives with its test form
     from grader.forms.program_io import ProgramIO
@@ -59,7 +61,7 @@ class Fault(StrEnum):
 Compare = Literal["value", "output"]
 
 
-@dataclass(frozen=True)
+@record
 class Limits:
     """Resource limits of one test run; `wall` is a backstop for code that sleeps or blocks."""
 
@@ -86,7 +88,7 @@ class Limits:
         return self.wall if self.wall is not None else 3 * self.cpu + 2.0
 
 
-@dataclass(frozen=True)
+@record
 class CheckerSpec:
     name: str  # a name in grader.checkers.CHECKERS ("custom": the course's own, in args file and function)
     args: tuple[tuple[str, object], ...] = ()
@@ -98,7 +100,7 @@ class CheckerSpec:
         return f"{Path(str(args['file'])).name}:{args['function']}" if self.name == "custom" else self.name
 
 
-@dataclass(frozen=True)
+@record
 class Test:
     """One case of an exercise."""
 
@@ -133,7 +135,7 @@ class _Missing:
 MISSING: object = _Missing()
 
 
-@dataclass(frozen=True)
+@record
 class Rule:
     """A require/forbid rule, checked on the submission's syntax tree."""
 
@@ -141,7 +143,7 @@ class Rule:
     message: str = ""
 
 
-@dataclass(frozen=True)
+@record
 class CalibrationRule:
     """How calibration turns the accepted references' CPU times into limits (the spec's `calibration:`):
     max(floor, multiplier x the slowest)."""
@@ -150,7 +152,7 @@ class CalibrationRule:
     multiplier: float = 3.0  # research/sandbox.md 2.9: the same run's CPU time varied up to 1.65x here
 
 
-@dataclass(frozen=True)
+@record
 class Exercise:
     id: str
     title: str
@@ -178,7 +180,7 @@ class Exercise:
         return sum(test.points for test in self.tests)
 
 
-@dataclass(frozen=True)
+@record
 class Opaque:
     """A part of a returned value that is not plain data (a map, a generator, an instance): only its type
     name comes back, and it equals nothing the spec can expect."""
@@ -189,7 +191,7 @@ class Opaque:
         return f"<{self.type_name} object>"
 
 
-@dataclass(frozen=True)
+@record
 class RunResult:
     """What the sandbox observed for one test: plain data, no verdict."""
 
@@ -217,7 +219,7 @@ class RunResult:
         return self.timing is not Timing.IN_TIME
 
 
-@dataclass(frozen=True)
+@record
 class CheckResult:
     passed: bool
     feedback: str = ""  # one line: "expected 3, got 4"
@@ -229,7 +231,7 @@ class CheckResult:
         return self.fraction if self.fraction is not None else (1.0 if self.passed else 0.0)
 
 
-@dataclass(frozen=True)
+@record
 class Outcome:
     """Verdict and feedback for one test, as the student sees it."""
 
@@ -249,7 +251,7 @@ class Outcome:
     limit_source: str = ""  # where limit_seconds came from: written in the spec, calibrated (when), the default
 
 
-@dataclass(frozen=True)
+@record
 class StaffDetail:
     """What a hidden test expected and got, for staff answering a regrade request: never in a student's report."""
 
@@ -259,7 +261,7 @@ class StaffDetail:
     traceback: str = ""
 
 
-@dataclass(frozen=True)
+@record
 class Report:
     exercise: str
     submission: str

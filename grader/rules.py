@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
 
 from grader.model import Rule
+from grader.records import record
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Violation:
     line: int
     message: str

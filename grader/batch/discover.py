@@ -16,6 +16,7 @@ from grader.errors import UsageError
 from grader.handins import NOTEBOOK_SUFFIX, ZIP_SUFFIX
 from grader.kinds import kind_of
 from grader.model import Exercise
+from grader.records import record
 
 DEFAULT_TEMPLATES = ("{id}.{ext}",)
 
@@ -24,7 +25,7 @@ def extension(exercise: Exercise) -> str:
     return kind_of(exercise.kind).suffix.lstrip(".")
 
 
-@dataclass(frozen=True)
+@record
 class NameRule:
     """File-name templates: `{id}` is the exercise id, matched loosely (case, and `-`, `_`, `.` or spaces
     between its words, do not matter: `count_queens`, `Count Queens`, `countqueens`); `{ext}` is `py`, or
@@ -62,7 +63,7 @@ def _compiled(template: str, exercise_id: str, ext: str) -> re.Pattern[str]:
     return re.compile(pattern, re.IGNORECASE)
 
 
-@dataclass(frozen=True)
+@record
 class Found:
     """What a student handed in for one exercise: a file to grade, nothing, or something we refuse to read."""
 

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path, PurePosixPath
 
 from grader.batch.store import ExerciseRow, Store
 from grader.model import Exercise, Report, StaffDetail, Verdict
+from grader.records import record
 
 BINS = 10
 
 
-@dataclass(frozen=True)
+@record
 class Cell:
     """One student's result for one exercise."""
 
@@ -29,7 +30,7 @@ class Cell:
     score: float
 
 
-@dataclass(frozen=True)
+@record
 class Gradebook:
     grader_version: str
     exercises: list[ExerciseRow]
@@ -85,13 +86,13 @@ def file_name_for(student: str) -> str:
     return safe
 
 
-@dataclass(frozen=True)
+@record
 class Bin:
     label: str
     count: int
 
 
-@dataclass(frozen=True)
+@record
 class PassRate:
     exercise: str
     test: str

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from grader.errors import UsageError
 from grader.outputs.text import escape_controls
+from grader.records import record
 
 # Folders that archive tools, editors and version control leave beside (or inside) real student folders.
 IGNORED_FOLDERS = {"__MACOSX", "__pycache__", "node_modules", "venv"}
@@ -30,7 +31,7 @@ MOODLE_NAME = re.compile(r"(?P<name>.+?)_(?P<id>\d+)_assignsubmission_(?P<plugin
 GRADESCOPE_METADATA = "submission_metadata.yml"
 
 
-@dataclass(frozen=True)
+@record
 class Candidate:
     """A file (or something in the file's place) that may answer an exercise."""
 

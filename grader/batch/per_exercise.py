@@ -5,20 +5,20 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter
-from dataclasses import dataclass
 
 from grader.batch.gradebook import Cell, Gradebook
 from grader.model import Verdict
+from grader.records import record
 
 
-@dataclass(frozen=True)
+@record
 class Failure:
     verdict: Verdict
     submissions: int  # how many handed-in submissions ended with this verdict
     test: str | None  # the test they most often got it on; None when it stopped the whole file
 
 
-@dataclass(frozen=True)
+@record
 class ExerciseSummary:
     id: str
     title: str

@@ -13,7 +13,6 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
 from types import TracebackType
 from typing import Self
 
@@ -23,6 +22,7 @@ from rich.text import Text
 
 from grader.model import Verdict
 from grader.outputs.terminal import STYLE
+from grader.records import record
 
 BAR_WIDTHS = (20, 10)  # the bar shrinks before anything else goes
 GAP = "  "
@@ -47,7 +47,7 @@ def clock(seconds: float) -> str:
     return f"{hours}:{minutes:02d}:{seconds:02d}" if hours else f"{minutes}:{seconds:02d}"
 
 
-@dataclass(frozen=True)
+@record
 class Snapshot:
     """The state of a batch at one moment, all the progress line is made of."""
 

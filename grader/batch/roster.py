@@ -4,18 +4,19 @@ finds to a student's name and LMS ids, so that a gradebook import finds them."""
 from __future__ import annotations
 
 import csv
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 
 from grader.errors import UsageError
 from grader.outputs.text import escape_controls
+from grader.records import record
 
 COLUMNS = ("folder", "name", "id", "sis_id", "login", "email", "section")
 # What a platform's download says of a student (grader.batch.layouts), and the roster column it matches.
 MATCHED_BY = ("id", "sis_id", "email", "login")
 
 
-@dataclass(frozen=True)
+@record
 class Person:
     """One roster line; every field but the folder may be empty."""
 
@@ -32,7 +33,7 @@ class Person:
         return {key: value for key, value in asdict(self).items() if key != "line"}
 
 
-@dataclass(frozen=True)
+@record
 class Roster:
     path: Path
     people: list[Person]
@@ -54,7 +55,7 @@ class Roster:
         return Matching(matched, unknown, [p for p in self.people if p not in taken])
 
 
-@dataclass(frozen=True)
+@record
 class Matching:
     matched: dict[str, Person]  # student (as the batch names them) -> roster line
     unknown: list[str]  # handed in, but on no roster line

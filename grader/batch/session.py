@@ -26,6 +26,7 @@ from grader.course import Course
 from grader.errors import UsageError
 from grader.model import Exercise, Verdict
 from grader.outputs import batch_outputs, output
+from grader.records import record
 
 DATABASE = "results.sqlite"
 
@@ -36,7 +37,7 @@ class Runner(Protocol):
     def close(self) -> None: ...
 
 
-@dataclass(frozen=True)
+@record
 class Options:
     submissions: Path
     exercises: Path | None = None  # the exercises folder; None: the bundled one

@@ -4,7 +4,6 @@ traceback. Staff only: nothing here is ever written where a student reads."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from rich.console import Console, Group
@@ -17,9 +16,10 @@ from grader.errors import UsageError
 from grader.model import Outcome, StaffDetail
 from grader.outputs.terminal import literal, verdict_text
 from grader.outputs.text import NOTHING, points
+from grader.records import record
 
 
-@dataclass(frozen=True)
+@record
 class Shown:
     student: str
     exercise: str

@@ -10,12 +10,13 @@ import json
 import sqlite3
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from grader.batch.work import Graded, GradingKey
 from grader.errors import UsageError
 from grader.model import Outcome, Report, StaffDetail, Verdict
+from grader.records import record
 
 FIRST_SCHEMA = "1"  # what SCHEMA creates; MIGRATIONS bring it, or an old store, up to SCHEMA_VERSION
 SCHEMA_VERSION = 2  # PRAGMA user_version of an up-to-date store
@@ -80,7 +81,7 @@ def migrate(db: sqlite3.Connection) -> None:
     db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
 
-@dataclass(frozen=True)
+@record
 class ExerciseRow:
     id: str
     title: str
@@ -91,7 +92,7 @@ class ExerciseRow:
     limits: dict[str, list[object]] = field(default_factory=dict)  # test -> [CPU s, where it came from]: pinned
 
 
-@dataclass(frozen=True)
+@record
 class SubmissionRow:
     student: str
     exercise: str
@@ -99,7 +100,7 @@ class SubmissionRow:
     key: GradingKey
 
 
-@dataclass(frozen=True)
+@record
 class StoredGrading:
     report: Report
     verdict: Verdict  # the report's, as stored: no need to work it out again

@@ -10,15 +10,15 @@ import socket
 import threading
 import time
 import traceback
-from dataclasses import dataclass
 from pathlib import Path
 
 from grader.grading import grade
 from grader.handins.base import Handin
 from grader.model import Exercise, Outcome, Report, Verdict
+from grader.records import record
 
 
-@dataclass(frozen=True)
+@record
 class GradingKey:
     """What a grading depends on, and nothing else: identical submissions share one grading."""
 
@@ -28,7 +28,7 @@ class GradingKey:
     run_all: bool  # big tests run even after a small test failed
 
 
-@dataclass(frozen=True)
+@record
 class Job:
     key: GradingKey
     packed_exercise: bytes  # pack(exercise): every test's `expect` filled in, so workers need no reference
@@ -53,7 +53,7 @@ def _unpack(packed: bytes) -> Exercise:
     return exercise
 
 
-@dataclass(frozen=True)
+@record
 class Graded:
     key: GradingKey
     report: Report

@@ -8,12 +8,12 @@ from __future__ import annotations
 import ast
 import marshal
 import pickle
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from grader.cache import cache_dir, key_hash, write_atomically
 from grader.model import Test
+from grader.records import record
 
 if TYPE_CHECKING:
     import yaml
@@ -24,7 +24,7 @@ GENERATORS = "generators.py"  # beside the exercise specs
 _made: dict[str, tuple[object, str]] = {}  # content key -> (value, digest of its data), this process
 
 
-@dataclass(frozen=True)
+@record
 class Generated:
     """A `given` value made by a function of the course's generators.py, in the grader (grader.forms.given)."""
 

@@ -5,13 +5,14 @@ must contain)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from grader.checkers import CheckResult, run_checker
 from grader.model import MISSING, RunResult, Test
 
 from grader.forms.base import TestForm
+from grader.records import record
 
 if TYPE_CHECKING:
     import yaml
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
 NONEMPTY = "nonempty"
 
 
-@dataclass(frozen=True)
+@record
 class ProgramIO:
     """A program test's command line and files (grader.forms.program_io)."""
 
@@ -33,7 +34,7 @@ class ProgramIO:
     stderr: str | None = None  # None: not checked; "nonempty"; or a text stderr must contain
 
 
-@dataclass(frozen=True)
+@record
 class ProgramAnswer:
     """What a program did, as plain data."""
 

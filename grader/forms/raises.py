@@ -5,12 +5,13 @@ exception to subclass, so a student class merely named ValueError is not one."""
 from __future__ import annotations
 
 import builtins
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from grader.checkers import show
 from grader.forms.base import TestForm
 from grader.model import CheckResult, Fault, RunResult, Test
+from grader.records import record
 
 if TYPE_CHECKING:
     import yaml
@@ -21,7 +22,7 @@ BUILTIN_ERRORS = frozenset(name for name, value in vars(builtins).items()
                            if isinstance(value, type) and issubclass(value, BaseException))
 
 
-@dataclass(frozen=True)
+@record
 class ExpectedRaise:
     """`raises:` an exception of this built-in class (a subclass counts) whose message contains `message`."""
 
@@ -29,7 +30,7 @@ class ExpectedRaise:
     message: str = ""
 
 
-@dataclass(frozen=True)
+@record
 class Raised:
     """A run's exception, as plain data: its class's name, the built-in classes it is, its message."""
 

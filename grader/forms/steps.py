@@ -6,7 +6,7 @@ it and the details show the steps before it."""
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from grader.checkers import run_checker, show
@@ -14,6 +14,7 @@ from grader.forms.base import TestForm
 from grader.forms.given import call_arguments
 from grader.forms.raises import BUILTIN_ERRORS, ExpectedRaise, Raised, raise_problem, raises_entry, read_raises
 from grader.model import MISSING, CheckResult, RunResult, Test
+from grader.records import record
 
 if TYPE_CHECKING:
     import yaml
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
     from grader.kinds.base import SpecReader
 
 
-@dataclass(frozen=True)
+@record
 class Step:
     """One step of a `steps` test: a statement (its value is not compared) or an expression."""
 
@@ -32,7 +33,7 @@ class Step:
     raises: ExpectedRaise | None = None  # a written expected exception
 
 
-@dataclass(frozen=True)
+@record
 class StepAnswer:
     """What one step did, as plain data: ran (a statement), a value, or an exception (a Raised)."""
 

@@ -4,12 +4,13 @@ import, and notes for the report. Plain data, so a batch sends it to a worker as
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from grader.kinds import kind_of
 from grader.model import Exercise, Report, Verdict
+from grader.records import record
 
 if TYPE_CHECKING:
     from grader.batch.discover import NameRule
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
 SOURCE_NAME = "submission.py"  # what the sandbox's harness calls the entry module in its tracebacks
 
 
-@dataclass(frozen=True)
+@record
 class Module:
     """A module of the hand-in besides its entry, importable by `name` inside the sandbox."""
 
@@ -28,7 +29,7 @@ class Module:
     package: bool = False  # an __init__.py: its submodules import through it
 
 
-@dataclass(frozen=True)
+@record
 class Handin:
     """A readable hand-in (`refused` empty) or why it is not graded (`refused`, with the verdict it gets)."""
 
@@ -96,7 +97,7 @@ def refuse(why: str, verdict: Verdict = Verdict.RUNTIME_ERROR, form: str = "file
     return Handin(refused=why, refused_verdict=verdict, form=form)
 
 
-@dataclass(frozen=True)
+@record
 class Context:
     """What reading a hand-in needs to know: the exercise it answers and how entry files are named."""
 

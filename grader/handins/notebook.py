@@ -5,17 +5,17 @@ not run; the report says which cells held them."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 
 from grader.handins.base import Context, Handin, refuse
 from grader.handins.text import read_bytes
 from grader.model import Verdict
+from grader.records import record
 
 MAX_NOTEBOOK_BYTES = 8 << 20  # outputs (plots as base64) make notebooks far larger than their code
 
 
-@dataclass(frozen=True)
+@record
 class Cell:
     """Where one notebook code cell's lines are in the module the notebook runs as."""
 

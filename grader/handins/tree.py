@@ -3,11 +3,11 @@ Python file under the entry's folder as a module importable by name, as Python f
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from grader.handins.base import Context, Handin, Module, refuse
 from grader.handins.text import python_text
+from grader.records import record
 
 MAX_FILES = 1000  # members of a zip or entries of a folder; more is refused, not read
 MAX_TOTAL_BYTES = 16 << 20  # of every member a zip declares, unpacked
@@ -15,7 +15,7 @@ ENTRY_FALLBACK = "main"
 IGNORED = {"__MACOSX", "__pycache__", ".git", ".ipynb_checkpoints"}
 
 
-@dataclass(frozen=True)
+@record
 class Tree:
     """The files that matter, by POSIX path relative to the hand-in's root."""
 

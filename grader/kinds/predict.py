@@ -5,13 +5,14 @@ shown only after the attempts the spec sets (`reveal_after: 3`, or `never`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from grader.checkers import judge_lines
 from grader.kinds.base import SpecReader, SubmissionKind, as_program
 from grader.model import MISSING, Exercise, Outcome, RunResult, Test, Verdict
 from grader.outputs.words import count
+from grader.records import record
 
 if TYPE_CHECKING:
     import yaml
@@ -22,13 +23,13 @@ MISCONCEPTION_KEYS = ("output", "hint")
 HINT = "hint: "  # the line of a prediction's details that gives a misconception's hint
 
 
-@dataclass(frozen=True)
+@record
 class Misconception:
     output: str  # a wrong answer students give, compared as the answer is (line by line)
     hint: str  # what that answer tells about their reading of the snippet
 
 
-@dataclass(frozen=True)
+@record
 class Teaching:
     """How a predict question answers a wrong prediction."""
 

@@ -3,9 +3,9 @@ Output) plus one line in OUTPUTS."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
+from grader.records import record
 from grader.registry import load
 
 if TYPE_CHECKING:
@@ -28,7 +28,7 @@ class Output:
         raise NotImplementedError(f"{type(self).__name__} writes no gradebook")
 
 
-@dataclass(frozen=True)
+@record
 class Entry:
     where: str  # "module:class", imported on use: `--format json` never loads rich, the CLI starts without jinja2
     report: bool = False  # offered by `grader check --format`

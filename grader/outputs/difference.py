@@ -4,11 +4,10 @@ region around it. Plain strings only: the terminal draws the rows."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from grader.checkers import first_difference, judge_lines, visible
 from grader.outputs.text import escape_controls
 from grader.outputs.words import count
+from grader.records import record
 
 WINDOW = 64  # characters of a long line or value shown around its first difference
 BEFORE = 24  # of them, before it
@@ -16,7 +15,7 @@ CONTEXT = 2  # equal lines shown before the first differing one
 PAIRS = 3  # differing lines shown, expected over got
 
 
-@dataclass(frozen=True)
+@record
 class Row:
     label: str  # "line 2", "expected", "got", or "" for a note
     text: str  # already made safe to print: controls escaped

@@ -8,20 +8,20 @@ import shlex
 import stat
 import tempfile
 import zipfile
-from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
 
 from grader.errors import UsageError
 from grader.model import Exercise
 from grader.platforms.wheel import build_wheel
+from grader.records import record
 
 SKIPPED = {"__pycache__", ".pytest_cache"}
 EXECUTABLE = stat.S_IFREG | 0o755
 READABLE = stat.S_IFREG | 0o644
 
 
-@dataclass(frozen=True)
+@record
 class GradescopeBundle:
     path: Path
     exercises: list[str]

@@ -7,13 +7,12 @@ test counts; it says what the visible tests did."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from grader.model import Outcome, Report, Verdict
 from grader.outputs.text import headline, plain_body, points
+from grader.records import record
 
 
-@dataclass(frozen=True)
+@record
 class Graded:
     """One exercise of one submission: the file graded (None when missing) and its report."""
 

@@ -9,7 +9,6 @@ import os
 import shutil
 import tempfile
 import time
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
@@ -20,13 +19,14 @@ from grader.course import Course
 from grader.grading import grade
 from grader.model import Exercise, Verdict
 from grader.platforms.gradescope import Graded, results
+from grader.records import record
 
 ROOT_VARIABLE = "GRADER_AUTOGRADER_ROOT"
 DEFAULT_ROOT = Path("/autograder")
 STUDENT = "submission"  # the one folder of the class the submission is read as
 
 
-@dataclass(frozen=True)
+@record
 class AutograderRoot:
     """Gradescope's layout (docs/specs.md): where the bundle, the submission and the results live."""
 

@@ -10,10 +10,11 @@ import os
 import signal
 import stat
 import sys
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from grader.cache import write_atomically
+from grader.records import record
 from grader.sandbox import groups, linux
 
 LAYERS = ("uid", "seccomp", "netns", "mountns", "landlock", "cgroup")
@@ -23,7 +24,7 @@ SLOT_COUNT = 2000
 PROBE_VERSION = "2"  # a change to what the probe tries is a new cache entry (2: netns by unshare)
 
 
-@dataclass(frozen=True)
+@record
 class Isolation:
     """The layers in force; `missing` says why each absent layer is absent."""
 

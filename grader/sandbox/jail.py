@@ -8,9 +8,9 @@ import json
 import os
 import resource
 import signal
-from dataclasses import dataclass
 
 from grader.model import Limits
+from grader.records import record
 from grader.sandbox import linux
 from grader.sandbox.isolation import Isolation, netns_fd
 from grader.sandbox.wire import BOOTSTRAP
@@ -30,7 +30,7 @@ class _NotStarted(Exception):
     """The sandbox could not start; its message is the report's."""
 
 
-@dataclass(frozen=True)
+@record
 class Jail:
     """Everything the child needs to lock itself in; read after the fork, so nothing is sent."""
 

@@ -11,11 +11,11 @@ import select
 import sys
 import time
 import types
-from dataclasses import dataclass
 from pathlib import Path
 
 from grader.cache import cache_dir, key_hash, write_atomically
 from grader.model import Opaque
+from grader.records import record
 
 # The harness, in three files by job, sent as one text: they share one namespace; main() starts it.
 HARNESS = "\n".join(Path(__file__).with_name(name).read_text()
@@ -41,7 +41,7 @@ exec(_harness())
 REPLY_CAP = 12 << 20  # bytes: a reply frame larger than this is the submission's fault
 
 
-@dataclass(frozen=True)
+@record
 class Frame:
     """A reply from the sandbox, or why none came."""
 

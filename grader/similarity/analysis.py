@@ -9,13 +9,14 @@ from pathlib import Path
 from grader.batch.discover import ClassFolder
 from grader.kinds import kind_of
 from grader.model import Exercise
+from grader.records import record
 from grader.similarity.compare import Document, Pair, all_pairs, boilerplate_hashes, document
 
 THRESHOLD = 0.5  # a pair at or above it joins a group; below it, it is only listed
 MAX_BYTES = 1_000_000  # a bigger "solution" is not source code a person wrote: it is skipped, and said so
 
 
-@dataclass(frozen=True)
+@record
 class Group:
     """Students whose files are linked by pairs at or above the threshold (a connected component)."""
 

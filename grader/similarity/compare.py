@@ -7,6 +7,7 @@ import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from grader.records import record
 from grader.similarity.tokens import Token, normalised_tokens
 from grader.similarity.winnow import K, Fingerprint, kgram_hashes
 
@@ -24,7 +25,7 @@ class Document:
     own_tokens: int  # tokens that the own fingerprints cover: what a match can cover at most
 
 
-@dataclass(frozen=True)
+@record
 class Region:
     """A run of code the two files share: first and last line in each (1-based, inclusive)."""
 
@@ -32,7 +33,7 @@ class Region:
     b_lines: tuple[int, int]
 
 
-@dataclass(frozen=True)
+@record
 class Pair:
     exercise: str
     a: Document

@@ -3,13 +3,13 @@ by side, the matched regions marked). jinja2 with autoescape: names, file names 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from grader.outputs.files import swapped_folder, write_atomic
 from grader.outputs.text import escape_controls
+from grader.records import record
 from grader.similarity.analysis import Similarity
 from grader.similarity.compare import Document, Pair
 
@@ -19,7 +19,7 @@ LISTED = 200  # pairs on the index page (the closest); the JSON has them all
 MARKS = 6  # region colours, reused in turn
 
 
-@dataclass(frozen=True)
+@record
 class Line:
     number: int
     text: str

@@ -5,7 +5,8 @@ from __future__ import annotations
 import io
 import keyword
 import tokenize
-from dataclasses import dataclass
+
+from grader.records import record
 
 # Identifiers become one class, so renaming a variable changes nothing; literals keep only their kind.
 NAME, NUMBER, STRING, END_OF_STATEMENT = "N", "1", "S", ";"
@@ -16,7 +17,7 @@ _FSTRING_START = getattr(tokenize, "FSTRING_START", None)
 _FSTRING_END = getattr(tokenize, "FSTRING_END", None)
 
 
-@dataclass(frozen=True)
+@record
 class Token:
     text: str  # the normalised token: a keyword, an operator, or N, 1, S, ;
     line: int  # 1-based, in the original file

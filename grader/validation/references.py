@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 from grader.course import Course
 from grader.grading import grade
 from grader.kinds import kind_of
 from grader.model import Exercise, Outcome, Verdict
+from grader.records import record
 from grader.validation.results import ReferenceCheck
 
 ACCEPTED = "accepted"
@@ -31,13 +32,13 @@ RUN_VERDICTS = (Verdict.PASSED, Verdict.WRONG_ANSWER, Verdict.RUNTIME_ERROR, Ver
                 Verdict.OUTPUT_LIMIT)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Reference:
     path: Path
     folder: str  # "accepted" or a verdict's name
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TooSlowRun:
     """A timeout reference on one test: its CPU time with the limit at 1.5 x, and what that means."""
 

@@ -7,9 +7,10 @@ from pathlib import Path
 
 from grader.calibration import Calibration
 from grader.model import Exercise, Verdict
+from grader.records import record
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ReferenceCheck:
     """One reference file graded against the exercise, and whether that is the verdict its folder names."""
 
@@ -22,7 +23,7 @@ class ReferenceCheck:
     seconds: tuple[float, ...] = ()  # CPU time per test, in the spec's order
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TimingRow:
     """A timed test: the slowest accepted reference, the limit, the fastest too-slow reference."""
 

@@ -10,20 +10,20 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from grader.batch.discover import refused_because
 from grader.batch.gradebook import Cell
 from grader.handins.text import MAX_FILE_BYTES
 from grader.model import Verdict
+from grader.records import record
 
 MAX_CHARACTERS = 60_000  # a page stays light; the grader itself reads up to 1 MiB
 _FRAME = re.compile(r'File "([^"]*)", line (\d+)')
 _SYNTAX = re.compile(r"\bline (\d+)\b")
 
 
-@dataclass(frozen=True)
+@record
 class Source:
     lines: list[str]
     pointed: frozenset[int]  # 1-based numbers of the lines a traceback or a syntax error names
