@@ -71,7 +71,7 @@ def import_soon(name: str) -> None:
     import lock. Why: a check's tests leave this process idle, waiting on the sandbox with the GIL free,
     while the terminal report's imports (rich) are a large share of a check; done in those waits, they
     cost a check nothing. The thread imports modules and nothing else: it never touches the sandbox."""
-    from threading import Thread
+    from grader.background import in_background
 
     def importing() -> None:
         # While it imports, the main thread waits for the GIL at each reply of the sandbox: up to Python's
@@ -83,4 +83,4 @@ def import_soon(name: str) -> None:
         finally:
             sys.setswitchinterval(interval)
 
-    Thread(target=importing, daemon=True).start()
+    in_background(importing)

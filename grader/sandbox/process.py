@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import os
 import signal
-import threading
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
+from grader.background import in_background
 from grader.model import Limits
 from grader.sandbox import groups, linux, reaping, wire
 from grader.sandbox.groups import ResourceGroup
@@ -73,7 +74,7 @@ class ProcessSession:
         self._last_counters: tuple[float, float, int] | None = None
         self._stat_fd = -1
         self._launched_at = 0.0
-        self._admitting: threading.Thread | None = None  # moving it into its group
+        self._admitting: Callable[[], None] | None = None  # waits until it is moved into its group
 
     # ------------------------------------------------------------ start
     def launch(self) -> None:
@@ -142,8 +143,8 @@ class ProcessSession:
             # Moving a process between v1 groups waits in the kernel for an RCU grace period, with the GIL
             # free: on a thread, while the child sets up its layers and starts Python, and the grader goes
             # on. `load` waits for it before it sends the submission: nothing of it starts outside the group.
-            self._admitting = threading.Thread(target=self._admit, args=(self.group, self.pid), daemon=True)
-            self._admitting.start()
+            group, pid = self.group, self.pid
+            self._admitting = in_background(lambda: self._admit(group, pid))
 
     def _admit(self, group: ResourceGroup, pid: int) -> None:
         try:
@@ -153,7 +154,7 @@ class ProcessSession:
 
     def _admitted(self) -> None:
         if self._admitting is not None:
-            self._admitting.join()
+            self._admitting()
             self._admitting = None
 
     def load(self, setup: dict[str, object], wall_seconds: float) -> Frame:
