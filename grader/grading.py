@@ -32,7 +32,7 @@ def read_submission(path: Path, exercise: Exercise, context: Context | None = No
 def grade(exercise: Exercise, submission: Path, *, run_all: bool = False, visible_only: bool = False,
           private_paths: tuple[Path, ...] = (), label: str | None = None, source: str | Handin | None = None,
           backend: Backend | None = None, meanwhile: Callable[[], object] | None = None,
-          stop_after_timeout: bool = False, attempt: int | None = None) -> Report:
+          stop_after_timeout: bool = False, attempt: int | None = None, for_staff: bool = False) -> Report:
     """Every test's outcome, in the spec's order. Small tests run first; once one fails, big tests are
     skipped unless `run_all`. `visible_only` grades a student bundle, whose hidden tests are not there.
     `source`: the hand-in, already read by the caller with `read_submission` (a batch), or a file's text.
@@ -42,7 +42,8 @@ def grade(exercise: Exercise, submission: Path, *, run_all: bool = False, visibl
     after it. A question that runs no code starts neither.
     `stop_after_timeout`: once a test times out, the tests left are not run (a student's check answers in
     about one limit; a batch runs every test, for the score). `attempt`: which check of this exercise this
-    is for the student (`grader check` counts them; a predict question shows its answer after a few)."""
+    is for the student (`grader check` counts them; a predict question shows its answer after a few).
+    `for_staff`: keep what staff need for a regrade request (a batch stores it; no student output shows it)."""
     tests = tuple(t for t in exercise.tests if not (visible_only and t.hidden))
     name = label or str(submission)
     handin = source if isinstance(source, Handin) else Handin(source=source) if source is not None else None
@@ -75,7 +76,7 @@ def grade(exercise: Exercise, submission: Path, *, run_all: bool = False, visibl
             return handin.annotate(_all(exercise, tests, name, isolation, first.verdict, first.feedback,
                                         visible_only, first.details))
     report = Report(exercise.id, name, tuple(_sourced(outcomes[t.name], t) for t in tests), isolation,
-                    visible_only, staff=staff_details(tests, seen, expected))
+                    visible_only, staff=staff_details(tests, seen, expected) if for_staff else ())
     return handin.annotate(report)
 
 

@@ -73,7 +73,7 @@ def grade_job(job: Job) -> Graded:
         started, before, own = time.monotonic(), _children_cpu(), _own_cpu()
         try:
             report = grade(job.exercise, Path(job.label), run_all=job.key.run_all, label=job.label,
-                           private_paths=job.private_paths, source=job.text)
+                           private_paths=job.private_paths, source=job.text, for_staff=True)
         except Exception as error:  # noqa: BLE001 - a grader bug on one submission must not stop the class
             traceback.print_exc()  # to the worker's standard error, which is the batch's (or Dask's log)
             report = uniform_report(job.exercise, job.label, Verdict.GRADER_ERROR,

@@ -92,6 +92,14 @@ def test_grading_with_a_fake_backend_gives_the_verdicts_of_its_canned_replies(su
     assert backend.closed == [True]  # the session that timed out; no test was left to start another
 
 
+def test_hidden_tests_details_are_kept_only_for_staff(submission: Path) -> None:
+    exercise = replace(EXERCISE, tests=(replace(make_test("remember(0)"), name="secret", hidden=True, expect=1),))
+    backend = CannedBackend({"remember(0)": 2})
+    assert grade(exercise, submission, backend=backend).staff == ()  # a student's check never holds them
+    details = grade(exercise, submission, backend=backend, for_staff=True).staff
+    assert [(d.test, d.expected, d.actual) for d in details] == [("secret", "1", "2")]
+
+
 def test_the_callers_work_starts_once_the_sandbox_has_started_and_before_the_load(submission: Path) -> None:
     events: list[str] = []
 
