@@ -3,10 +3,51 @@ set once, by its __init__, and never again: what `@dataclass(frozen=True)` gives
 
 from __future__ import annotations
 
-from dataclasses import FrozenInstanceError, dataclass
+from dataclasses import FrozenInstanceError, dataclass, fields
 from typing import Any, TypeVar, dataclass_transform
 
 Cls = TypeVar("Cls", bound=type)
+
+
+@dataclass_transform(frozen_default=True)
+def record(cls: Cls) -> Cls:
+    """Why not `dataclass(frozen=True)`: on Python 3.11 it compiles six methods from source for each class,
+    and `grader check` makes a few dozen before its first test. A record has dataclass compile its __init__
+    alone; the other five are this module's, shared by every record and the same as dataclass's in effect."""
+    own = dict(cls.__dict__)  # what the class wrote itself is kept, as dataclass keeps it
+    if own.get("__hash__", _NOTHING) is None and "__eq__" in own:
+        del own["__hash__"]  # the None Python gives a class that defines __eq__ alone: not written
+    made = dataclass(repr=False, eq=False)(cls)
+    made.__record_shown__ = tuple(f.name for f in fields(made) if f.repr)  # type: ignore[attr-defined]
+    made.__record_compared__ = tuple(f.name for f in fields(made) if f.compare)  # type: ignore[attr-defined]
+    shared = {"__repr__": _repr, "__eq__": _eq, "__hash__": _hash, "__setattr__": _set_once,
+              "__delattr__": _never_delete}
+    for name, method in shared.items():
+        if name not in own:
+            setattr(made, name, method)
+    return made
+
+
+_NOTHING = object()
+
+
+def _compared(self: Any) -> tuple[object, ...]:
+    return tuple([getattr(self, name) for name in self.__record_compared__])
+
+
+def _repr(self: Any) -> str:
+    shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__record_shown__)
+    return f"{type(self).__qualname__}({shown})"
+
+
+def _eq(self: Any, other: object) -> bool:
+    if other.__class__ is not self.__class__:
+        return NotImplemented
+    return _compared(self) == _compared(other)
+
+
+def _hash(self: Any) -> int:
+    return hash(_compared(self))
 
 
 def _set_once(self: Any, name: str, value: object) -> None:
@@ -17,14 +58,3 @@ def _set_once(self: Any, name: str, value: object) -> None:
 
 def _never_delete(self: Any, name: str) -> None:
     raise FrozenInstanceError(f"cannot delete field {name!r}")
-
-
-@dataclass_transform(frozen_default=True)
-def record(cls: Cls) -> Cls:
-    """Why not `dataclass(frozen=True)`: on Python 3.11 it compiles six methods from source for each class,
-    and `grader check` makes a few dozen before its first test. A record compiles four (__init__, __repr__,
-    __eq__, __hash__) and shares this module's guard against assignment."""
-    made = dataclass(unsafe_hash=True)(cls)
-    made.__setattr__ = _set_once  # type: ignore[assignment]
-    made.__delattr__ = _never_delete  # type: ignore[assignment]
-    return made

@@ -43,6 +43,28 @@ def test_records_are_equal_and_hash_alike_by_value() -> None:
     assert repr(Point(1, 2)) == "Point(x=1, y=2, tags=())"
 
 
+def test_a_method_the_class_writes_itself_is_kept() -> None:
+    @record
+    class Shown:
+        name: str
+
+        def __repr__(self) -> str:
+            return f"<{self.name}>"
+
+    assert repr(Shown("queen")) == "<queen>"
+    assert Shown("queen") == Shown("queen") and hash(Shown("queen")) == hash(Shown("queen"))
+
+
+def test_records_of_different_classes_never_compare_equal() -> None:
+    @record
+    class Other:
+        x: int
+        y: int = 0
+        tags: tuple[str, ...] = ()
+
+    assert Point(1) != Other(1)
+
+
 def test_replace_makes_a_changed_copy_and_leaves_the_original() -> None:
     point = Point(1, 2)
     moved = replace(point, y=7)
