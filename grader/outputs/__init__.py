@@ -3,7 +3,6 @@ Output) plus one line in OUTPUTS."""
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING, TextIO
 
 from grader.records import record
@@ -73,14 +72,5 @@ def import_soon(name: str) -> None:
     cost a check nothing. The thread imports modules and nothing else: it never touches the sandbox."""
     from grader.background import in_background
 
-    def importing() -> None:
-        # While it imports, the main thread waits for the GIL at each reply of the sandbox: up to Python's
-        # switch interval (5 ms) per test by default. A short one hands the GIL back almost at once.
-        interval = sys.getswitchinterval()
-        sys.setswitchinterval(0.0002)
-        try:
-            load(OUTPUTS[name].where)
-        finally:
-            sys.setswitchinterval(interval)
-
-    in_background(importing)
+    where = OUTPUTS[name].where
+    in_background(lambda: load(where))
