@@ -15,7 +15,7 @@ def record(cls: Cls) -> Cls:
     and `grader check` makes a few dozen before its first test. A record has dataclass compile its __init__
     alone; the other five are this module's, shared by every record and the same as dataclass's in effect."""
     own = dict(cls.__dict__)  # what the class wrote itself is kept, as dataclass keeps it
-    if own.get("__hash__", _NOTHING) is None and "__eq__" in own:
+    if "__hash__" in own and own["__hash__"] is None and "__eq__" in own:
         del own["__hash__"]  # the None Python gives a class that defines __eq__ alone: not written
     made = dataclass(repr=False, eq=False)(cls)
     made.__record_shown__ = tuple(f.name for f in fields(made) if f.repr)  # type: ignore[attr-defined]
@@ -26,9 +26,6 @@ def record(cls: Cls) -> Cls:
         if name not in own:
             setattr(made, name, method)
     return made
-
-
-_NOTHING = object()
 
 
 def _compared(self: Any) -> tuple[object, ...]:
