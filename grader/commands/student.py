@@ -162,7 +162,7 @@ def run_hint(args: argparse.Namespace) -> ExitCode:
     from rich.text import Text
 
     from grader.course import Course
-    from grader.cache import cache_dir
+    from grader.cache import cache_dir, keep
 
     exercise = Course.at(args.exercises).load(args.exercise)
     if not exercise.hints:
@@ -176,7 +176,7 @@ def run_hint(args: argparse.Namespace) -> ExitCode:
     count = 0 if args.reset else int(shown.get(exercise.id, 0))
     count = len(exercise.hints) if args.all else min(count + 1, len(exercise.hints))
     shown[exercise.id] = count
-    state_file.write_text(json.dumps(shown))
+    keep(state_file, json.dumps(shown).encode())
     console = _console()
     for number in range(count):
         console.print(Text(f"Hint {number + 1} of {len(exercise.hints)}", style="bold"))
@@ -230,7 +230,7 @@ def _check_once(args: argparse.Namespace, course: Course, exercise: Exercise, su
 def _wrong_checks(exercise_id: str, record: int | None = None) -> int:
     """How many wrong checks of the exercise this user made, kept beside the hints' state; `record`
     stores a new count."""
-    from grader.cache import cache_dir
+    from grader.cache import cache_dir, keep
 
     state_file = cache_dir() / "attempts.json"
     try:
@@ -241,7 +241,7 @@ def _wrong_checks(exercise_id: str, record: int | None = None) -> int:
         state = {}
     if record is not None:
         state[exercise_id] = record
-        state_file.write_text(json.dumps(state))
+        keep(state_file, json.dumps(state).encode())
     count = state.get(exercise_id, 0)
     return count if isinstance(count, int) else 0
 

@@ -205,7 +205,7 @@ class ProcessSession:
         """(CPU from /proc, CPU of the cgroup, OOM kills in the cgroup), all read by us."""
         if self.group is None:
             return self.cpu_seconds(), 0.0, 0
-        return self.cpu_seconds(), self.group.cpu_seconds(), self.group.oom_kills()
+        return self.cpu_seconds(), self.group.cpu_seconds(), self.group.memory_hits()
 
     def cpu_seconds(self) -> float:
         """CPU of the sandbox process and its reaped children, read by us: the sandbox cannot under-report."""
