@@ -4,9 +4,8 @@ submission, one job per distinct key, and the reports that need no sandbox (miss
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import partial
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from grader.batch.discover import ClassFolder, NameRule, extension
@@ -17,14 +16,7 @@ from grader.expected import ExpectationError, expected_values
 from grader.grading import grade, read_submission
 from grader.handins import Context
 from grader.model import Exercise, Report, Verdict
-from grader.platforms import DISTRIBUTION
-
-
-def grader_version() -> str:
-    try:
-        return version(DISTRIBUTION)
-    except PackageNotFoundError:
-        return "unknown"
+from grader.version import grader_version
 
 
 @dataclass
