@@ -22,7 +22,7 @@ from grader.model import MISSING, CalibrationRule, CheckerSpec, Exercise, Limits
 from grader.records import record
 from grader.spec import load_exercise
 
-KEY_ORDER = ("title", "kind", "entry", "prelude", "statement", "snippet", "starter", "hints", "limits",
+KEY_ORDER = ("title", "kind", "entry", "prelude", "test_setup", "statement", "snippet", "starter", "hints", "limits",
              "calibration", "checker", "require", "forbid", "tests")
 
 
@@ -90,7 +90,7 @@ def exercise_spec(exercise: Exercise, tests: tuple[Test, ...], expected: dict[st
     spec: dict[str, object] = {"title": exercise.title, "kind": str(exercise.kind)}
     if exercise.entry:
         spec["entry"] = exercise.entry
-    for key in ("prelude", "statement", "snippet", "starter"):
+    for key in ("prelude", "test_setup", "statement", "snippet", "starter"):
         spec[key] = getattr(exercise, key)
     spec["hints"] = list(exercise.hints)
     spec["limits"] = _limit_changes(exercise.limits, Limits())

@@ -164,6 +164,7 @@ class Exercise:
     starter: str = ""
     hints: tuple[str, ...] = ()
     prelude: str = ""  # code run in the submission's namespace first (e.g. typing names, as LeetCode)
+    test_setup: str = ""  # the tests' own imports and helpers, run after the submission in a scope of their own
     snippet: str = ""  # predict kind: the code whose output the student predicts
     limits: Limits = field(default_factory=Limits)
     require: tuple[Rule, ...] = ()
@@ -203,6 +204,7 @@ class RunResult:
     error_type: str = ""  # the exception class the submission raised (fault RAISED or OUT_OF_MEMORY)
     error_message: str = ""
     error_bases: tuple[str, ...] = ()  # the built-in exception classes `error_type` is (or subclasses)
+    error_classes: tuple[str, ...] = ()  # the names of `error_type` and all its bases (the submission's too)
     traceback: str = ""  # the submission's own frames only
     exit_code: int | None = 0
     signal: int | None = None

@@ -19,7 +19,7 @@ from grader.forms.given import read_given
 from grader.kinds import KINDS, SubmissionKind
 from grader.model import MISSING, CalibrationRule, CheckerSpec, Exercise, Limits, Rule, Test
 
-EXERCISE_KEYS = ("title", "kind", "entry", "statement", "starter", "hints", "prelude", "snippet", "limits",
+EXERCISE_KEYS = ("title", "kind", "entry", "statement", "starter", "hints", "prelude", "test_setup", "snippet", "limits",
                  "checker", "require", "forbid", "tests",
                  "calibration", *(key for kind in KINDS.values() for key in kind.own_keys))
 TEST_KEYS = ("name", "call", "stdin", "compare", "expect", "expect_literal", "hidden", "big", "points",
@@ -130,7 +130,7 @@ def _exercise(reader: _Reader, root: yaml.Node, path: Path) -> Exercise | None:
     kind.check_exercise(reader, keys, root, entry)
     for key in sorted((keys.keys() - set(kind.own_keys)) & {k for other in KINDS.values() for k in other.own_keys}):
         reader.problem(keys[key], f"'{key}' is for another kind of exercise; this is a {kind.name} exercise")
-    for name in ("prelude", "snippet", "starter"):
+    for name in ("prelude", "test_setup", "snippet", "starter"):
         if name in keys:
             _check_code(reader, keys[name], name)
     limits = _limits(reader, keys.get("limits"), Limits(), "limits")
@@ -147,6 +147,7 @@ def _exercise(reader: _Reader, root: yaml.Node, path: Path) -> Exercise | None:
         starter=reader.text(keys.get("starter"), "starter"),
         hints=reader.text_list(keys.get("hints"), "hints"),
         prelude=reader.text(keys.get("prelude"), "prelude"),
+        test_setup=reader.text(keys.get("test_setup"), "test_setup"),
         snippet=reader.text(keys.get("snippet"), "snippet"),
         limits=limits,
         require=_rules(reader, keys.get("require"), "require"),
