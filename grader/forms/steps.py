@@ -123,7 +123,7 @@ class StepsForm(TestForm):
             except SyntaxError as error:
                 reader.problem(code_node, f"step {code!r} of {where} is not Python: {error.msg}")
                 return None
-        written = [key for key in ("expect_literal", "raises", "equals") if key in keys]
+        written = [key for key in ("raises", "expect_literal", "equals") if key in keys]
         if len(written) > 1:
             reader.problem(keys[written[1]], f"step {code!r} of {where} has both '{written[0]}' and '{written[1]}'")
         for key in ("expect_literal", "equals"):

@@ -188,12 +188,16 @@ def _with(extra: str) -> str:
 
 
 FORM_PROBLEMS = [
-    (_with("    raises: EmptyError\n"), {}, "add.yaml:8:13: raises of test 'add(1, 2)': 'EmptyError' is not a "
-     "built-in exception class (ValueError, TypeError, KeyError, IndexError...)"),
+    (_with("    raises: ValueErorr\n"), {}, "add.yaml:8:13: raises of test 'add(1, 2)': 'ValueErorr' is no built-in "
+     "exception class; did you mean ValueError? (a class the submission defines must not look like a built-in one)"),
+    (_with("    raises: 3 apples\n"), {}, "add.yaml:8:13: raises of test 'add(1, 2)': '3 apples' is not a class "
+     "name (ValueError, TypeError, KeyError, or a class the submission defines)"),
+    (_with("    raises: {class: ValueError, match: '('}\n"), {}, "add.yaml:8:40: raises of test 'add(1, 2)': match "
+     "is not a regular expression: missing ), unterminated subpattern at position 0"),
     (_with("    raises: {message: empty}\n"), {},
      "add.yaml:8:13: raises of test 'add(1, 2)' needs a class, e.g. {class: ValueError, message: empty}"),
     (_with("    raises: {class: ValueError, text: empty}\n"), {},
-     "add.yaml:8:33: unknown key 'text' in raises of test 'add(1, 2)'; known keys: class, message"),
+     "add.yaml:8:33: unknown key 'text' in raises of test 'add(1, 2)'; known keys: class, message, message_equals, match, subclass"),
     (_with("    expect: 3\n    raises: ValueError\n"), {},
      "add.yaml:8:13: test 'add(1, 2)' expects an exception: 'expect' has nothing to judge"),
     (PROGRAM + "    raises: ValueError\n", {},

@@ -60,7 +60,8 @@ def test_a_run_that_went_well_is_left_to_the_checker() -> None:
 @pytest.mark.parametrize(("compare", "observed", "expected", "verdict", "feedback"), [
     ("value", RunResult(value=3, has_value=True), 3, Verdict.PASSED, ""),
     ("value", RunResult(value=4, has_value=True), 3, Verdict.WRONG_ANSWER, "expected 3, got 4"),
-    ("value", RunResult(value=True, has_value=True), 1, Verdict.WRONG_ANSWER, "expected an int, got a bool: True"),
+    ("value", RunResult(value=True, has_value=True), 1, Verdict.WRONG_ANSWER,
+     "expected an int, got a bool: True (checker 'value' compares types too; checker 'equal' compares with ==)"),
     ("output", RunResult(stdout="2\n"), "2", Verdict.PASSED, ""),
     ("output", RunResult(stdout="3\n"), "2", Verdict.WRONG_ANSWER, "line 1 differs"),
     ("output", RunResult(stdout=""), "2", Verdict.WRONG_ANSWER, "printed nothing"),
