@@ -126,6 +126,8 @@ def _test(exercise: Exercise, test: Test, expected: dict[str, object]) -> dict[s
     for key in ("feedback", "description"):
         if getattr(test, key):
             entry[key] = getattr(test, key)
+    if test.feedback_by:
+        entry["feedback"] = dict(test.feedback_by, **({"any": test.feedback} if test.feedback else {}))
     for flag in ("hidden", "big"):
         if getattr(test, flag):
             entry[flag] = True

@@ -122,6 +122,14 @@ class Test:
     io: ProgramIO | None = None
     feedback: str = ""  # shown when the test fails (a hidden test's only text)
     description: str = ""  # what the student sees of the test besides its name
+    feedback_by: tuple[tuple[str, str], ...] = ()  # (verdict name, text): shown only when it ended so
+
+    def feedback_for(self, verdict: str) -> str:
+        """The spec's hint for a test that ended with `verdict` ("" for none): `feedback` written for that
+        verdict, else the plain `feedback` string, which is for any failure."""
+        if verdict in ("passed", "grader_error"):
+            return ""
+        return dict(self.feedback_by).get(verdict, self.feedback)
 
 
 class _Missing:

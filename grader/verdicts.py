@@ -30,13 +30,14 @@ def judge(test: Test, result: RunResult, expected: object) -> Outcome:
             feedback, details, score = check.feedback, check.details, check.score
     shown_expected = actual_text = None
     if not test.hidden:
-        if verdict not in (Verdict.GRADER_ERROR, Verdict.PASSED) and test.feedback:
-            feedback = f"{feedback} — {test.feedback}" if feedback else test.feedback
+        hint = test.feedback_for(verdict)
+        if hint:
+            feedback = f"{feedback} — {hint}" if feedback else hint
         shown_expected, actual_text = form.shown(test, result, expected)
     else:
         details = ""  # a hidden test shows its name and verdict, nothing it could leak
-        hint = test.feedback and verdict not in (Verdict.PASSED, Verdict.GRADER_ERROR)
-        feedback = test.feedback if hint else hidden_feedback(verdict, feedback, result)
+        hint = test.feedback_for(verdict)
+        feedback = hint or hidden_feedback(verdict, feedback, result)
     return bounded(Outcome(
         test=test.name,
         verdict=verdict,

@@ -328,6 +328,7 @@ def equal(expected: object, actual: object) -> CheckResult:
     return CheckResult(passed=False, feedback=describe_difference(expected, actual) + " (compared with ==)")
 
 
+equal.by_equality = True  # type: ignore[attr-defined] - validate's junk answers: == may take another type
 _ITERABLE = (list, tuple, set, frozenset, dict)
 
 
@@ -373,5 +374,7 @@ def _not_plain_feedback(actual: object) -> str:
     return f"the returned value holds {a(name)} object, which is not plain data (return lists, tuples, str, " \
         "int, ...)" if name else ""
 
+
+same_items.by_equality = True  # type: ignore[attr-defined]
 
 from grader.checkers import close, custom  # noqa: E402,F401 - each registers itself

@@ -27,7 +27,7 @@ BUILTIN_ERRORS = frozenset(name for name, value in vars(builtins).items()
                            if isinstance(value, type) and issubclass(value, BaseException))
 
 
-RAISES_KEYS = ("class", "message", "message_equals", "match", "subclass")
+RAISES_KEYS = ("class", "message", "message_equals", "match", "subclass", "bases")
 
 
 @record
@@ -40,6 +40,7 @@ class ExpectedRaise:
     message_equals: str | None = None
     match: str | None = None
     subclass: bool = True
+    bases: tuple[str, ...] = ()  # classes it must derive from too (assertRaises(BufferError) of a student class)
 
     @property
     def builtin(self) -> bool:
@@ -49,6 +50,7 @@ class ExpectedRaise:
         """How the spec reads: `ValueError("too big")`, `ValueError (not a subclass) matching '^x'`."""
         text = self.cls + (f"({self.message_equals!r})" if self.message_equals is not None else "")
         text += "" if self.subclass else " (not a subclass)"
+        text += f" (a {' and '.join(self.bases)})" if self.bases else ""
         text += f" with a message containing {self.message!r}" if self.message else ""
         return text + (f" with a message matching {self.match!r}" if self.match is not None else "")
 
@@ -92,6 +94,9 @@ def read_raises(reader: SpecReader, node: yaml.Node, where: str) -> ExpectedRais
                 re.compile(str(found["match"]))
             except re.error as error:
                 reader.problem(keys["match"], f"raises of {where}: match is not a regular expression: {error}")
+        if "bases" in keys:
+            bases = tuple(reader.text_list(keys["bases"], "raises: bases"))  # type: ignore[attr-defined]
+            found["bases"] = tuple(base for base in bases if base.isidentifier())
         if "subclass" in keys:
             flag = reader.value(keys["subclass"])  # type: ignore[attr-defined]
             if not isinstance(flag, bool):
@@ -111,6 +116,9 @@ def read_raises(reader: SpecReader, node: yaml.Node, where: str) -> ExpectedRais
 
 
 def _is_class(expected: ExpectedRaise, answer: Raised) -> bool:
+    for base in expected.bases:
+        if base not in (answer.bases if base in BUILTIN_ERRORS else answer.classes):
+            return False
     if not expected.subclass:
         return answer.error_type == expected.cls and (not expected.builtin or expected.cls in answer.bases)
     if expected.builtin:
@@ -187,4 +195,6 @@ def raises_entry(expected: ExpectedRaise) -> object:
         entry["match"] = expected.match
     if not expected.subclass:
         entry["subclass"] = False
+    if expected.bases:
+        entry["bases"] = list(expected.bases)
     return entry if len(entry) > 1 else expected.cls

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from grader.checkers import CheckerError, judge_lines, run_checker, show, typed
+from grader.checkers import CHECKERS, CheckerError, judge_lines, loose, run_checker, show, typed
 from grader.forms import form_of
 from grader.forms.base import checker_input
 from grader.expected import expected_values, primary_reference
@@ -107,6 +107,16 @@ def wrong_type(expected: object) -> object:
     return "None" if expected is None else repr(expected)
 
 
+def _equal(value: object, expected: object) -> bool:
+    """Equal as the == checkers judge: as a set of items for same_items, which ignores the kind of collection."""
+    try:
+        return bool(loose(value) == loose(expected)) or (
+            isinstance(value, (list, tuple, set, frozenset)) and isinstance(expected, (list, tuple, set, frozenset))
+            and sorted(map(loose, value)) == sorted(map(loose, expected)))
+    except TypeError:
+        return False
+
+
 def _same(value: object, expected: object) -> bool:
     try:
         return bool(typed(value) == typed(expected))
@@ -125,6 +135,8 @@ def checker_failures(exercise: Exercise, expected: dict[str, object]) -> list[st
         junks = junk_answers(test, expected[test.name])
         if test.checker.name == "custom":
             junks = [(label, junk) for label, junk in junks if "__eq__" not in label]
+        if getattr(CHECKERS.get(test.checker.name), "by_equality", False):  # == may take another type
+            junks = [(label, junk) for label, junk in junks if not _equal(junk, expected[test.name])]
         for label, junk in junks:
             key = (label_of, label)
             if key in failures:
