@@ -22,7 +22,7 @@ from grader.model import MISSING, CalibrationRule, CheckerSpec, Exercise, Limits
 from grader.records import record
 from grader.spec import load_exercise
 
-KEY_ORDER = ("title", "kind", "entry", "prelude", "test_setup", "statement", "snippet", "starter", "hints", "limits",
+KEY_ORDER = ("title", "kind", "entry", "prelude", "test_setup", "handin_files", "statement", "snippet", "starter", "hints", "limits",
              "calibration", "checker", "require", "forbid", "tests")
 
 
@@ -93,6 +93,7 @@ def exercise_spec(exercise: Exercise, tests: tuple[Test, ...], expected: dict[st
     for key in ("prelude", "test_setup", "statement", "snippet", "starter"):
         spec[key] = getattr(exercise, key)
     spec["hints"] = list(exercise.hints)
+    spec["handin_files"] = list(exercise.handin_files)
     spec["limits"] = _limit_changes(exercise.limits, Limits())
     if exercise.calibration != CalibrationRule():
         spec["calibration"] = {f.name: getattr(exercise.calibration, f.name) for f in fields(CalibrationRule)}
