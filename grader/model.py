@@ -174,6 +174,7 @@ class Exercise:
     prelude: str = ""  # code run in the submission's namespace first (e.g. typing names, as LeetCode)
     test_setup: str = ""  # the tests' own imports and helpers, run after the submission in a scope of their own
     handin_files: tuple[str, ...] = ()  # files a folder (or zip) hand-in must hold beside its entry file
+    hidden_tests: int = 0  # a student bundle's spec: the hidden tests it leaves out, run at grading time
     snippet: str = ""  # predict kind: the code whose output the student predicts
     limits: Limits = field(default_factory=Limits)
     require: tuple[Rule, ...] = ()

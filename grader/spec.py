@@ -19,7 +19,7 @@ from grader.forms.given import read_given
 from grader.kinds import KINDS, SubmissionKind
 from grader.model import MISSING, CalibrationRule, CheckerSpec, Exercise, Limits, Rule, Test
 
-EXERCISE_KEYS = ("title", "kind", "entry", "statement", "starter", "hints", "prelude", "test_setup", "handin_files", "snippet", "limits",
+EXERCISE_KEYS = ("title", "kind", "entry", "statement", "starter", "hints", "prelude", "test_setup", "handin_files", "hidden_tests", "snippet", "limits",
                  "checker", "require", "forbid", "tests",
                  "calibration", *(key for kind in KINDS.values() for key in kind.own_keys))
 TEST_KEYS = ("name", "call", "stdin", "compare", "expect", "expect_literal", "hidden", "big", "points",
@@ -192,6 +192,7 @@ def _exercise(reader: _Reader, root: yaml.Node, path: Path) -> Exercise | None:
         prelude=reader.text(keys.get("prelude"), "prelude"),
         test_setup=reader.text(keys.get("test_setup"), "test_setup"),
         handin_files=_handin_files(reader, keys.get("handin_files")),
+        hidden_tests=reader.typed(keys.get("hidden_tests"), int, "hidden_tests", 0, "a whole number"),
         snippet=reader.text(keys.get("snippet"), "snippet"),
         limits=limits,
         require=_rules(reader, keys.get("require"), "require"),

@@ -47,12 +47,17 @@ class ExpectedRaise:
         return self.cls in BUILTIN_ERRORS
 
     def wanted(self) -> str:
-        """How the spec reads: `ValueError("too big")`, `ValueError (not a subclass) matching '^x'`."""
+        """How the spec reads: `ValueError('too big')`, `E (exactly that class, a BufferError) with a message
+        matching '^x'`."""
         text = self.cls + (f"({self.message_equals!r})" if self.message_equals is not None else "")
-        text += "" if self.subclass else " (not a subclass)"
-        text += f" (a {' and '.join(self.bases)})" if self.bases else ""
+        kinds = ([] if self.subclass else ["exactly that class"]) + [a_class(base) for base in self.bases]
+        text += f" ({', '.join(kinds)})" if kinds else ""
         text += f" with a message containing {self.message!r}" if self.message else ""
         return text + (f" with a message matching {self.match!r}" if self.match is not None else "")
+
+
+def a_class(name: str) -> str:
+    return ("an " if name[:1].lower() in "aeiou" else "a ") + name
 
 
 @record
@@ -178,6 +183,10 @@ class RaisesForm(TestForm):
     def confirm(self, test: Test, produced: object) -> str:
         assert test.raises is not None
         return raise_problem(test.raises, produced)
+
+    def shown_expected(self, test: Test, expected: object) -> str:
+        assert test.raises is not None
+        return f"raises {test.raises.wanted()}"
 
     def spec_entry(self, test: Test, expected: object) -> dict[str, object] | None:
         assert test.raises is not None

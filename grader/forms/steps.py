@@ -213,6 +213,28 @@ class StepsForm(TestForm):
         failure = self._first_failure(test, result, expected)
         return failure[2] if failure else (None, None)  # the failing step's expected and actual
 
+    def shown_input(self, test: Test) -> str:
+        from grader.forms.base import given_lines
+
+        return "\n".join([*given_lines(test), *(step.code for step in test.steps)])
+
+    def shown_expected(self, test: Test, expected: object) -> str:
+        """One line per step, beside its code in the input: what it must do."""
+        answers = expected if isinstance(expected, list) else [None] * len(test.steps)
+        lines = [""] * len(test.given)  # the given names' lines of the input expect nothing
+        for step, answer in zip(test.steps, answers):
+            if step.raises is not None:
+                lines.append(f"raises {step.raises.wanted()}")
+            elif step.equals is not None:
+                lines.append(f"== {step.equals}")
+            elif step.written:
+                lines.append(show(step.expect, 200))
+            elif step.expression and isinstance(answer, StepAnswer):
+                lines.append(answer.shown() if answer.raised is None else f"raises {answer.raised.error_type}")
+            else:
+                lines.append("runs")
+        return "\n".join(lines)
+
     def spec_entry(self, test: Test, expected: object) -> dict[str, object] | None:
         answers = expected if isinstance(expected, list) else [None] * len(test.steps)
         steps: list[object] = []

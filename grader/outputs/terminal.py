@@ -145,9 +145,12 @@ def _border(verdict: Verdict) -> str:
 def _given(given: str) -> Text:
     """A visible test's input: the call, or what the program reads on stdin."""
     text = Text("input: ", style="bold")
-    if "\n" in given.rstrip("\n") or given.endswith("\n"):
+    if given.endswith("\n"):  # stdin; a form's own input (steps, args and files) ends without one
         text.append("(what the program reads)\n", style="dim")
         text.append_text(Text("\n").join(literal("  " + line) for line in given.rstrip("\n").split("\n")))
+    elif "\n" in given:
+        text.append("\n")
+        text.append_text(Text("\n").join(literal("  " + line) for line in given.split("\n")))
     else:
         text.append_text(literal(given))
     return text

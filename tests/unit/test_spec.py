@@ -197,7 +197,7 @@ FORM_PROBLEMS = [
     (_with("    raises: {message: empty}\n"), {},
      "add.yaml:8:13: raises of test 'add(1, 2)' needs a class, e.g. {class: ValueError, message: empty}"),
     (_with("    raises: {class: ValueError, text: empty}\n"), {},
-     "add.yaml:8:33: unknown key 'text' in raises of test 'add(1, 2)'; known keys: class, message, message_equals, match, subclass"),
+     "add.yaml:8:33: unknown key 'text' in raises of test 'add(1, 2)'; known keys: class, message, message_equals, match, subclass, bases"),
     (_with("    expect: 3\n    raises: ValueError\n"), {},
      "add.yaml:8:13: test 'add(1, 2)' expects an exception: 'expect' has nothing to judge"),
     (PROGRAM + "    raises: ValueError\n", {},
