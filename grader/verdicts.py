@@ -56,6 +56,9 @@ def judge(test: Test, result: RunResult, expected: object) -> Outcome:
     ), test.limits.output)
 
 
+LOOP_HINT = "a small test: this may be a loop that never ends"
+
+
 def verdict_for(test: Test, result: RunResult) -> tuple[Verdict | None, str, str]:
     """(verdict, feedback, details) when the run itself went wrong; (None, ...) when the checker decides.
     A test's form may take a raised exception, or a non-zero exit status, as its answer."""
@@ -71,6 +74,8 @@ def verdict_for(test: Test, result: RunResult) -> tuple[Verdict | None, str, str
         else:
             used = f"stopped after {result.cpu_seconds:.2f} s of CPU; the limit is {limit.cpu:.2f} s"
         where = f" {result.error_message}" if result.error_message else ""
+        if result.timing is Timing.STOPPED_CPU and not test.big and not where:
+            used += f" ({LOOP_HINT})"  # a small test is over in milliseconds: a whole second is rarely slowness
         return Verdict.TIMEOUT, f"time limit exceeded{where}: {used}", ""
     if result.output_truncated:
         return Verdict.OUTPUT_LIMIT, f"printed more than {limit.output} KiB", ""

@@ -141,7 +141,16 @@ class ProgramIOForm(TestForm):
         return CheckResult(True)
 
     def shown(self, test: Test, result: RunResult, expected: object) -> tuple[str | None, str | None]:
+        """Standard output's expected and actual text; a wrong output file's when that is what failed."""
         stdout = test.expect if test.expect is not MISSING else getattr(expected, "stdout", "")
+        check = self.check(test, result, expected)
+        io = test.io or ProgramIO()
+        if not check.passed:
+            reference = expected if isinstance(expected, ProgramAnswer) else None
+            wanted = {**dict(reference.files if reference else ()), **dict(io.expect_files)}
+            for name, text in result.files:
+                if check.feedback.startswith(f"{name}: ") and wanted.get(name) is not None and text is not None:
+                    return wanted[name], text
         return str(stdout), result.stdout
 
     def shown_input(self, test: Test) -> str:

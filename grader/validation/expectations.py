@@ -124,6 +124,24 @@ def _same(value: object, expected: object) -> bool:
         return False
 
 
+def input_failures(exercise: Exercise) -> list[str]:
+    """A checker that reads the call's arguments must get them all: one it cannot be given (a call in the
+    argument, a name the test setup made) would reach it as None, silently."""
+    from grader.checkers import takes_input
+    from grader.forms.given import unreadable_arguments
+
+    failures = []
+    for test in exercise.tests:
+        if test.call is None or test.form != "call" or not takes_input(test.checker):
+            continue
+        unreadable = unreadable_arguments(test.call, test)
+        if unreadable:
+            failures.append(f"test '{test.name}' (line {test.line}): checker '{test.checker.label}' reads the call's "
+                            f"arguments, but {', '.join(f'`{a}`' for a in unreadable)} is neither a literal nor a "
+                            f"`given` name, so it would get None: write it as a literal or bind it with given")
+    return failures
+
+
 def checker_failures(exercise: Exercise, expected: dict[str, object]) -> list[str]:
     """One line per (checker, junk answer) that a checker accepts or crashes on, naming the first test.
     A course's own checker gets plain data only (what a run can give it): no object with a lying __eq__."""

@@ -11,7 +11,7 @@ from grader.expected import ExpectationError
 from grader.kinds import kind_of
 from grader.model import MISSING, Exercise
 from grader.spec import surprising_scalars
-from grader.validation.expectations import checker_failures, expectation_failures, produced_values
+from grader.validation.expectations import checker_failures, expectation_failures, input_failures, produced_values
 from grader.validation.references import ACCEPTED, TooSlowRun, check_reference, find_references
 from grader.validation.results import ExerciseValidation
 from grader.validation.timing import timing_rows
@@ -72,6 +72,7 @@ def _check_expectations(exercise: Exercise, result: ExerciseValidation) -> bool:
     result.failures += expectation_failures(exercise, produced)
     expected = {t.name: produced[t.name] if t.expect is MISSING else t.expect for t in exercise.tests}
     result.failures += checker_failures(exercise, expected)
+    result.failures += input_failures(exercise)
     return True
 
 
