@@ -170,7 +170,7 @@ class ProgramIOForm(TestForm):
         io = test.io or ProgramIO()
         reference = expected if isinstance(expected, ProgramAnswer) else None
         stdout = test.expect if test.expect is not MISSING else reference.stdout if reference else "?"
-        lines = [str(stdout).rstrip("\n")]
+        lines = [str(stdout).rstrip("\n")] if str(stdout).strip() else []
         files = {**dict(reference.files if reference else ()), **dict(io.expect_files)}
         for name in io.output_files:
             text = files.get(name)
@@ -181,7 +181,7 @@ class ProgramIOForm(TestForm):
             lines.append(f"exit status {status}")
         if io.stderr is not None:
             lines.append("standard error: something" if io.stderr == NONEMPTY else f"standard error saying {io.stderr!r}")
-        return "\n".join(lines)
+        return "\n".join(lines) or "(prints nothing)"
 
     def spec_entry(self, test: Test, expected: object) -> dict[str, object] | None:
         io = test.io or ProgramIO()
