@@ -246,12 +246,12 @@ class StepsForm(TestForm):
             elif step.written:
                 steps.append({"do": step.code, "expect_literal": repr(step.expect)})
             elif step.expression and isinstance(answer, StepAnswer) and answer.raised is not None \
-                    and answer.raised.error_type in BUILTIN_ERRORS:
-                steps.append({"do": step.code, "raises": answer.raised.error_type})
+                    and (answer.raised.error_type in BUILTIN_ERRORS or answer.raised.error_type.isidentifier()):
+                steps.append({"do": step.code, "raises": answer.raised.error_type})  # a builtin, or the submission's
             elif step.expression and isinstance(answer, StepAnswer) and answer.raised is None:
                 steps.append({"do": step.code, "expect_literal": repr(answer.value)})
             else:
-                steps.append(step.code)  # a statement (or an exception no built-in class names)
+                steps.append(step.code)  # a statement
         return {"steps": steps}
 
     def confirm(self, test: Test, produced: object) -> str:
