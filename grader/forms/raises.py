@@ -112,12 +112,25 @@ def read_raises(reader: SpecReader, node: yaml.Node, where: str) -> ExpectedRais
         reader.problem(class_node, f"raises of {where}: '{name}' is not a class name "
                                    f"(ValueError, TypeError, KeyError, or a class the submission defines)")
         return None
-    close = difflib.get_close_matches(name, BUILTIN_ERRORS, n=1, cutoff=0.85)
-    if name not in BUILTIN_ERRORS and close:
+    close = _like_a_builtin(name)
+    if close:
         reader.problem(class_node, f"raises of {where}: '{name}' is no built-in exception class; did you mean "
-                                   f"{close[0]}? (a class the submission defines must not look like a built-in one)")
+                                   f"{close}? (a class the submission defines must not look like a built-in one)")
         return None
     return ExpectedRaise(name, **found)  # type: ignore[arg-type]
+
+
+def _like_a_builtin(name: str) -> str:
+    """The built-in class a name that is not one looks like a misspelling of ("" when none)."""
+    if name in BUILTIN_ERRORS:
+        return ""
+    close = difflib.get_close_matches(name, BUILTIN_ERRORS, n=1, cutoff=0.85)
+    return close[0] if close else ""
+
+
+def nameable(name: str) -> bool:
+    """Whether a spec's `raises:` may name this class (a student bundle writes a reference's class out)."""
+    return name.isidentifier() and not _like_a_builtin(name)
 
 
 def _is_class(expected: ExpectedRaise, answer: Raised) -> bool:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from grader.checkers import run_checker, show
 from grader.forms.base import TestForm
 from grader.forms.given import call_arguments
-from grader.forms.raises import BUILTIN_ERRORS, ExpectedRaise, Raised, raise_problem, raises_entry, read_raises
+from grader.forms.raises import ExpectedRaise, Raised, nameable, raise_problem, raises_entry, read_raises
 from grader.model import MISSING, CheckResult, RunResult, Test
 from grader.records import record
 
@@ -246,7 +246,7 @@ class StepsForm(TestForm):
             elif step.written:
                 steps.append({"do": step.code, "expect_literal": repr(step.expect)})
             elif step.expression and isinstance(answer, StepAnswer) and answer.raised is not None \
-                    and (answer.raised.error_type in BUILTIN_ERRORS or answer.raised.error_type.isidentifier()):
+                    and nameable(answer.raised.error_type):
                 steps.append({"do": step.code, "raises": answer.raised.error_type})  # a builtin, or the submission's
             elif step.expression and isinstance(answer, StepAnswer) and answer.raised is None:
                 steps.append({"do": step.code, "expect_literal": repr(answer.value)})
