@@ -90,7 +90,7 @@ def answer_of(result: RunResult, test: Test) -> object:
 
 def _cache_key(exercise: Exercise, source: str, tests: list[Test], digests: dict[str, str]) -> str:
     digest = key_hash()
-    for part in (CACHE_VERSION, exercise.id, exercise.kind, exercise.prelude, source):
+    for part in (CACHE_VERSION, exercise.id, exercise.kind, exercise.prelude, exercise.test_setup, source):
         digest.update(str(part).encode() + b"\0")
     for test in tests:
         digest.update(repr((test.name, test.call, test.stdin, test.compare)).encode() + b"\0")

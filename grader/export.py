@@ -22,7 +22,7 @@ from grader.model import MISSING, CalibrationRule, CheckerSpec, Exercise, Limits
 from grader.records import record
 from grader.spec import load_exercise
 
-KEY_ORDER = ("title", "kind", "entry", "prelude", "statement", "snippet", "starter", "hints", "limits",
+KEY_ORDER = ("title", "kind", "entry", "prelude", "test_setup", "handin_files", "hidden_tests", "statement", "snippet", "starter", "hints", "limits",
              "calibration", "checker", "require", "forbid", "tests")
 
 
@@ -90,9 +90,10 @@ def exercise_spec(exercise: Exercise, tests: tuple[Test, ...], expected: dict[st
     spec: dict[str, object] = {"title": exercise.title, "kind": str(exercise.kind)}
     if exercise.entry:
         spec["entry"] = exercise.entry
-    for key in ("prelude", "statement", "snippet", "starter"):
+    for key in ("prelude", "test_setup", "statement", "snippet", "starter"):
         spec[key] = getattr(exercise, key)
     spec["hints"] = list(exercise.hints)
+    spec["handin_files"] = list(exercise.handin_files)
     spec["limits"] = _limit_changes(exercise.limits, Limits())
     if exercise.calibration != CalibrationRule():
         spec["calibration"] = {f.name: getattr(exercise.calibration, f.name) for f in fields(CalibrationRule)}
@@ -126,6 +127,8 @@ def _test(exercise: Exercise, test: Test, expected: dict[str, object]) -> dict[s
     for key in ("feedback", "description"):
         if getattr(test, key):
             entry[key] = getattr(test, key)
+    if test.feedback_by:
+        entry["feedback"] = dict(test.feedback_by, **({"any": test.feedback} if test.feedback else {}))
     for flag in ("hidden", "big"):
         if getattr(test, flag):
             entry[flag] = True
@@ -185,8 +188,11 @@ def export_student_bundle(exercises: list[Exercise], root: Path, *, force: bool 
             raise UsageError(f"cannot export {exercise.id}: {error}") from None
         path = folder / f"{exercise.id}.yaml"
         _copy_course_files(visible, folder)
-        write_spec(exercise_spec(exercise, visible, {t.name: expected[t.name] for t in visible if t.name in expected}),
-                   path)
+        spec = exercise_spec(exercise, visible, {t.name: expected[t.name] for t in visible if t.name in expected})
+        left_out = len(exercise.tests) - len(visible) + exercise.hidden_tests
+        if left_out:
+            spec["hidden_tests"] = left_out  # `grader show` counts them
+        write_spec(spec, path)
         _check_round_trip(path, exercise, visible, expected)
         written.append((exercise.id, len(visible), len(exercise.tests) - len(visible)))
     (folder / STUDENT_BUNDLE_MARKER).write_text("Written by `grader export --student`: hidden tests run at "

@@ -122,6 +122,14 @@ class Test:
     io: ProgramIO | None = None
     feedback: str = ""  # shown when the test fails (a hidden test's only text)
     description: str = ""  # what the student sees of the test besides its name
+    feedback_by: tuple[tuple[str, str], ...] = ()  # (verdict name, text): shown only when it ended so
+
+    def feedback_for(self, verdict: str) -> str:
+        """The spec's hint for a test that ended with `verdict` ("" for none): `feedback` written for that
+        verdict, else the plain `feedback` string, which is for any failure."""
+        if verdict in ("passed", "grader_error"):
+            return ""
+        return dict(self.feedback_by).get(verdict, self.feedback)
 
 
 class _Missing:
@@ -164,6 +172,9 @@ class Exercise:
     starter: str = ""
     hints: tuple[str, ...] = ()
     prelude: str = ""  # code run in the submission's namespace first (e.g. typing names, as LeetCode)
+    test_setup: str = ""  # the tests' own imports and helpers, run after the submission in a scope of their own
+    handin_files: tuple[str, ...] = ()  # files a folder (or zip) hand-in must hold beside its entry file
+    hidden_tests: int = 0  # a student bundle's spec: the hidden tests it leaves out, run at grading time
     snippet: str = ""  # predict kind: the code whose output the student predicts
     limits: Limits = field(default_factory=Limits)
     require: tuple[Rule, ...] = ()
@@ -203,6 +214,7 @@ class RunResult:
     error_type: str = ""  # the exception class the submission raised (fault RAISED or OUT_OF_MEMORY)
     error_message: str = ""
     error_bases: tuple[str, ...] = ()  # the built-in exception classes `error_type` is (or subclasses)
+    error_classes: tuple[str, ...] = ()  # the names of `error_type` and all its bases (the submission's too)
     traceback: str = ""  # the submission's own frames only
     exit_code: int | None = 0
     signal: int | None = None

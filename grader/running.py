@@ -118,6 +118,7 @@ class SubmissionRun:
             "mode": kind_of(self.exercise.kind).harness_mode,
             "source": self.source,
             "prelude": self.exercise.prelude,
+            "test_setup": self.exercise.test_setup,
             "entry": self.exercise.entry,
             "forbid": [[rule.name, rule.message] for rule in self.exercise.forbid],  # denied at run time too
             "modules": [(m.name, m.path, m.source, m.package) for m in self.modules],

@@ -30,13 +30,14 @@ def judge(test: Test, result: RunResult, expected: object) -> Outcome:
             feedback, details, score = check.feedback, check.details, check.score
     shown_expected = actual_text = None
     if not test.hidden:
-        if verdict not in (Verdict.GRADER_ERROR, Verdict.PASSED) and test.feedback:
-            feedback = f"{feedback} — {test.feedback}" if feedback else test.feedback
+        hint = test.feedback_for(verdict)
+        if hint:
+            feedback = f"{feedback} — {hint}" if feedback else hint
         shown_expected, actual_text = form.shown(test, result, expected)
     else:
         details = ""  # a hidden test shows its name and verdict, nothing it could leak
-        hint = test.feedback and verdict not in (Verdict.PASSED, Verdict.GRADER_ERROR)
-        feedback = test.feedback if hint else hidden_feedback(verdict, feedback, result)
+        hint = test.feedback_for(verdict)
+        feedback = hint or hidden_feedback(verdict, feedback, result)
     return bounded(Outcome(
         test=test.name,
         verdict=verdict,
@@ -53,6 +54,9 @@ def judge(test: Test, result: RunResult, expected: object) -> Outcome:
         limit_seconds=test.limits.cpu,
         description=test.description,
     ), test.limits.output)
+
+
+LOOP_HINT = "a small test: this may be a loop that never ends"
 
 
 def verdict_for(test: Test, result: RunResult) -> tuple[Verdict | None, str, str]:
@@ -72,6 +76,8 @@ def verdict_for(test: Test, result: RunResult) -> tuple[Verdict | None, str, str
         else:
             used = f"stopped after {result.cpu_seconds:.2f} s of CPU; the limit is {limit.cpu:.2f} s"
         where = f" {result.error_message}" if result.error_message else ""
+        if result.timing is Timing.STOPPED_CPU and not test.big and not where:
+            used += f" ({LOOP_HINT})"  # a small test is over in milliseconds: a whole second is rarely slowness
         return Verdict.TIMEOUT, f"time limit exceeded{where}: {used}", ""
     if result.output_truncated:
         return Verdict.OUTPUT_LIMIT, f"printed more than {limit.output} KiB", ""

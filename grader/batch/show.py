@@ -15,7 +15,7 @@ from grader.batch.store import Store
 from grader.errors import UsageError
 from grader.model import Outcome, StaffDetail
 from grader.outputs.terminal import literal, verdict_text
-from grader.text import NOTHING, points
+from grader.text import NOTHING, points, shared_problem
 from grader.records import record
 
 
@@ -68,7 +68,14 @@ def render(shown: list[Shown], console: Console) -> None:
         console.print(header)
         for note in item.notes:
             console.print(Text("note: ", style="bold yellow").append(literal(note)))
-        for number, outcome in enumerate(item.outcomes, start=1):
+        stopped = shared_problem(item.outcomes)
+        if stopped is not None:  # the file never ran: one line, not one panel per test
+            line = Text("  ").append_text(verdict_text(stopped.verdict))
+            line.append_text(literal(f"  {stopped.feedback or 'no test was run'}"))
+            console.print(line.append(f"  (all {len(item.outcomes)} tests)", style="dim"))
+            if stopped.details:
+                console.print(literal(stopped.details, "dim"))
+        for number, outcome in enumerate(() if stopped else item.outcomes, start=1):
             console.print(_test(number, outcome, item.staff.get(outcome.test)))
         console.print()
 

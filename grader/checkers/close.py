@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from builtins import abs as builtins_abs  # the checker's own `abs` argument shadows the builtin
 
 from grader.checkers import checker, show, type_name
 from grader.model import CheckResult
@@ -29,6 +30,17 @@ def _first_difference(expected: object, actual: object, where: str, rel: float, 
     if _is_number(expected):
         if not _is_number(actual):
             return f"expected a number{at}, got a {type_name(actual)}: {show(actual, 40)}"
+        if type(expected) is int and type(actual) is int:  # exact: 2**64 - 1 is not 2**64 in a float's way
+            off_int = builtins_abs(expected - actual)
+            if off_int == 0:
+                return None
+            from fractions import Fraction  # exact: a float of a huge int overflows or rounds
+
+            if off_int <= max(Fraction(rel) * builtins_abs(expected), Fraction(tolerance)):
+                return None
+            return f"expected {show(expected, 40)}{at}, got {show(actual, 40)}: off by {off_int}"
+        if expected == actual:  # int and float compared exactly, as Python does
+            return None
         want, got = float(expected), float(actual)  # type: ignore[arg-type]
         if math.isnan(want) or math.isnan(got):
             if nan_equal and math.isnan(want) and math.isnan(got):

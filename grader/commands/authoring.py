@@ -245,12 +245,20 @@ def _export_gradescope(exercises: list[Exercise], args: argparse.Namespace) -> E
 def run_new(args: argparse.Namespace) -> ExitCode:
     from rich.text import Text
 
-    from grader.course import Course
+    from grader.course import BUNDLED_EXERCISES, COURSE_FILE, Course
     from grader.scaffold import new_exercise
 
-    exercises_dir = Path(args.exercises) if args.exercises else Course.at(None).exercises_dir
-    created = new_exercise(exercises_dir, args.id, args.kind, args.form)
     console = _console()
+    exercises_dir = Path(args.exercises) if args.exercises else Course.at(None).exercises_dir
+    if not args.exercises and exercises_dir.resolve() == BUNDLED_EXERCISES.resolve():
+        # No course here or above: never write into the grader's own bundled course; make one here.
+        here = Path.cwd()
+        (here / COURSE_FILE).write_text("# A course folder: `grader` run anywhere under this folder grades these "
+                                        "exercises.\ntitle: My course\nexercises: exercises\n", encoding="utf-8")
+        exercises_dir = here / "exercises"
+        exercises_dir.mkdir(exist_ok=True)
+        console.print(f"no course in {here} or above it: made one here ({COURSE_FILE}, exercises/, reference/)")
+    created = new_exercise(exercises_dir, args.id, args.kind, args.form)
     for path in created:
         console.print(f"wrote {path}")
     console.print(Text(f"Fill in every TODO, then: grader validate --exercises {exercises_dir} {args.id}",

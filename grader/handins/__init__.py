@@ -57,7 +57,21 @@ def read_handin(path: Path, exercise: Exercise, *, context: Context | None = Non
     """The hand-in at `path` for `exercise`, read by the first form that accepts it."""
     context = context or Context(exercise)
     form = next(form for form in FORMS if form.accepts(path))
-    return form.read(path, context)
+    handin = form.read(path, context)
+    return _with_required_files(handin, exercise) if exercise.handin_files and handin.ok else handin
+
+
+def _with_required_files(handin: Handin, exercise: Exercise) -> Handin:
+    """Refused when the spec's `handin_files` are not all beside the entry file (a single file never has them)."""
+    from grader.handins.base import refuse
+
+    present = {module.path for module in handin.modules}
+    missing = [name for name in exercise.handin_files if name not in present]
+    if not missing:
+        return handin
+    how = "" if handin.form != "file" else "; hand in a folder (or a zip) holding them and the exercise's file"
+    return refuse(f"the hand-in lacks {', '.join(missing)}: this exercise is {', '.join(exercise.handin_files)} "
+                  f"beside {exercise.id}.py{how}", form=handin.form)
 
 
 __all__ = ["FORMS", "Context", "Handin", "HandinForm", "Module", "read_handin"]

@@ -27,6 +27,7 @@ SOURCE_NAME = "submission.py"
 source_text = ""  # the submission, for the lines of its tracebacks
 submission_builtins = builtins  # what the submission runs with (see forbidding)
 shown_name = SOURCE_NAME  # what tracebacks call the file: the setup's "name", the student's own
+test_names = {}  # what the spec's `test_setup` defined: seen by the tests' calls and steps, not the submission
 _repr_int, _repr_float = int.__repr__, float.__repr__
 # Bound now, before the submission runs: a submission that monkeypatches os or marshal while it loads
 # changes its own tests' behaviour, not the loop that serves them.
@@ -109,7 +110,8 @@ def describe(error, limit=40):
     if len(rows) > limit:
         rows = rows[: limit // 2] + ["    ... (%d lines cut)" % (len(rows) - limit)] + rows[-limit // 2 :]
     return {"error_type": type(error).__name__, "builtin": id(type(error)) in _BUILTIN_ERRORS,
-            "message": str(error)[:500], "traceback": "\n".join(rows), "error_bases": builtin_bases(type(error))}
+            "message": str(error)[:500], "traceback": "\n".join(rows), "error_bases": builtin_bases(type(error)),
+            "error_classes": class_names(type(error))}
 
 
 _issubclass = issubclass
@@ -121,9 +123,19 @@ def builtin_bases(cls):
     return [base.__name__ for base in _BUILTIN_ERRORS.values() if _issubclass(cls, base)]
 
 
+_type_mro = type.__dict__["__mro__"].__get__
+_type_name = type.__dict__["__name__"].__get__
+
+
+def class_names(cls):
+    """The names of `cls` and every class it derives from, read through type's own descriptors (a student
+    metaclass cannot add a name its class lacks): how a spec names a class the submission defines."""
+    return [str.__str__(_type_name(base)) for base in _type_mro(cls)][:50]
+
+
 def load(setup):
     """Compile (and for a function exercise, run) the submission once, in this process."""
-    global source_text, submission_builtins, shown_name
+    global source_text, submission_builtins, shown_name, test_names
     source = source_text = setup["source"]
     shown_name = setup.get("name") or SOURCE_NAME
     code = compile(source, SOURCE_NAME, "exec", dont_inherit=True)
@@ -162,6 +174,10 @@ def load(setup):
         entry = setup["entry"]
         if entry and entry not in namespace:
             raise LookupError("the file defines no " + entry)
+        if setup.get("test_setup"):  # the test file's imports and helpers, run beside the submission's names
+            scope = dict(namespace, __builtins__=builtins)
+            exec(compile(setup["test_setup"], "<test_setup>", "exec"), scope)
+            test_names = {k: v for k, v in scope.items() if k != "__builtins__" and namespace.get(k, scope) is not v}
     return code, namespace
 
 

@@ -18,7 +18,8 @@ from grader.model import Verdict
 from grader.outputs import Output
 from grader.outputs.files import swapped_folder, write_atomic
 from grader.outputs.html.source import source_of
-from grader.text import DIFF_CAPTION, NOTHING, body_form, cpu_time, diff_lines, escape_controls, points
+from grader.text import (DIFF_CAPTION, NOTHING, body_form, cpu_time, diff_lines, escape_controls, points,
+                         whole_file_problem)
 
 FOLDER = "html"
 TEMPLATES = Path(__file__).resolve().parent
@@ -30,7 +31,7 @@ def environment() -> Environment:
     env.filters["points"] = points
     env.filters["visible"] = escape_controls  # control characters a student printed, shown as \xNN
     env.globals.update(verdict_class=verdict_class, verdict_word=verdict_word, hunk_place=hunk_place, cpu_time=cpu_time,
-                       body_form=body_form, diff_lines=diff_lines, diff_caption=DIFF_CAPTION, nothing=NOTHING)
+                       body_form=body_form, diff_lines=diff_lines, whole_file_problem=whole_file_problem, diff_caption=DIFF_CAPTION, nothing=NOTHING)
     return env
 
 
