@@ -15,11 +15,12 @@ import pytest
 
 from grader.mutants.probes import probe_exercise
 from grader.mutants.rules import RULES, make_mutants
+from grader.schemas import load
 from grader.spec import load_exercise
 from tests.authoring.conftest import CourseFolder
 from tests.conftest import Completed, run_cli
 
-SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "grader" / "schemas" / "mutants.schema.json").read_text())
+SCHEMA = load("mutants")
 
 REFERENCE = '''\
 def count_below(xs, limit):
