@@ -1,9 +1,9 @@
 """A few inputs the spec does not test, made from its tests: is a surviving mutant equivalent to its reference?
 
 Each probe is a test of the exercise with its input changed: a number in its call (or its standard input)
-one more or one less, and, for a call of the entry function, the call wrapped so that its answer also holds
-the arguments after the call and a second call's answer: an argument changed in place, or a default shared
-between calls, then shows. A probe's expected value is a placeholder: the mutant's answer is compared with
+one more or one less, and the call made twice (for a call of the entry function, wrapped so that its answer
+also holds the arguments after the call): an argument changed in place, or a default shared between calls,
+then shows. A probe's expected value is a placeholder: the mutant's answer is compared with
 its own reference's answer to the same probe, so no reference has to be right about an input the statement
 may not allow (n = 0, an empty board)."""
 
@@ -46,9 +46,8 @@ def _variants(exercise: Exercise, test: Test) -> list[str]:
     except SyntaxError:
         return []
     variants = []
-    wrapped = _wrapped(tree.body, exercise.entry) if test.compare == "value" else None
-    if wrapped is not None:
-        variants.append(wrapped)
+    wrapped = _wrapped(tree.body, exercise.entry)
+    variants.append(wrapped)
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and type(node.value) is int and abs(node.value) <= 100:
             for delta in (1, -1):
@@ -59,16 +58,15 @@ def _variants(exercise: Exercise, test: Test) -> list[str]:
                 changed = ast.unparse(tree)
                 node.value = original
                 variants.append(changed)
-                if wrapped is not None:
-                    variants.append(_wrapped(ast.parse(changed, mode="eval").body, exercise.entry) or changed)
+                variants.append(_wrapped(ast.parse(changed, mode="eval").body, exercise.entry))
     return variants
 
 
-def _wrapped(call: ast.expr, entry: str | None) -> str | None:
+def _wrapped(call: ast.expr, entry: str | None) -> str:
     """`f(x)` as `(lambda *a, **k: (f(*a, **k), a, k, f(*a, **k)))(x)`: the answer, the arguments after
-    the call, and a second call's answer."""
+    the call, and a second call's answer; any other expression `e` as `(e, e)`."""
     if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == entry):
-        return None
+        return f"({ast.unparse(call)}, {ast.unparse(call)})"  # twice: what a first call leaves behind shows
     arguments = ", ".join(ast.unparse(a) for a in (*call.args, *call.keywords))
     return f"(lambda *a, **k: ({entry}(*a, **k), a, k, {entry}(*a, **k)))({arguments})"
 

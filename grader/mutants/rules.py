@@ -297,13 +297,21 @@ def changed_constant(tree: ast.Module) -> Iterator[Change]:
 def wrong_return(tree: ast.Module) -> Iterator[Change]:
     """`return x` -> `return type(x)()`: a value of the right type (0, [], '', False) but the wrong one."""
     for node in _outside_fstrings(tree):
-        if isinstance(node, ast.Return) and node.value is not None \
-                and not (isinstance(node.value, ast.Constant) and node.value.value is None):
+        if isinstance(node, ast.Return) and node.value is not None and not _is_empty_value(node.value):
             new = ast.Call(ast.Call(ast.Name("type"), [node.value], []), [], [])
             yield _expression(node.value, new, f"returns an empty `{_code(node.value)}` of its type")
 
 
 _EMPTY_CALLS = ("list", "dict", "set")
+
+
+def _is_empty_value(value: ast.expr) -> bool:
+    """None, 0, '', False, [], {}, (), set(): what `type(value)()` gives back, or nothing to change."""
+    if isinstance(value, ast.Constant):
+        return not value.value
+    if isinstance(value, ast.Tuple):
+        return not value.elts
+    return _is_empty(value)
 
 
 @rule("shared-default")
@@ -366,11 +374,12 @@ def changed_argument(tree: ast.Module) -> Iterator[Change]:
 
 
 def _copied_argument(node: ast.AST) -> str | None:
-    """The name `node` copies: list(x), x.copy(), x[:], copy.copy(x), copy.deepcopy(x)."""
+    """The name `node` copies: list(x), dict(x), x.copy(), x[:], copy.copy(x), copy.deepcopy(x) (not set(x): a
+    conversion more often than a copy)."""
     if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords \
             and isinstance(node.args[0], ast.Name):
         func = node.func
-        if (isinstance(func, ast.Name) and func.id in ("list", "dict", "set")) or (
+        if (isinstance(func, ast.Name) and func.id in ("list", "dict")) or (
                 isinstance(func, ast.Attribute) and func.attr in ("copy", "deepcopy")
                 and isinstance(func.value, ast.Name) and func.value.id == "copy"):
             return node.args[0].id

@@ -232,7 +232,11 @@ def _judged_on_probes(result: MutantResult, reports: dict[tuple[str, str], Repor
                                 why=f"{probe_input(tests[outcome.test])} tells it apart: it gets "
                                     f"{_answer(outcome)}, the reference {_answer(reference)}; add it as a test")
     return MutantResult(result.mutant, Status.EQUIVALENT, result.verdicts,
-                        why=f"answers all {len(probes.tests)} probes as {result.mutant.reference} does")
+                        why=f"answers {_probes(len(probes.tests))} as {result.mutant.reference} does")
+
+
+def _probes(count: int) -> str:
+    return "the probe" if count == 1 else f"all {count} probes"
 
 
 def _answer(outcome: Outcome) -> str:
