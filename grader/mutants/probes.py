@@ -3,9 +3,10 @@
 Each probe is a test of the exercise with its input changed: a number in its call (or its standard input)
 one more or one less, and the call made twice (for a call of the entry function, wrapped so that its answer
 also holds the arguments after the call): an argument changed in place, or a default shared between calls,
-then shows. A probe's expected value is a placeholder: the mutant's answer is compared with
-its own reference's answer to the same probe, so no reference has to be right about an input the statement
-may not allow (n = 0, an empty board)."""
+then shows. A probe keeps its test's checker, and its expected value comes from the first accepted
+reference as a test's does (a probe the reference cannot answer, n = -1 say, is dropped): a checker that
+takes any valid answer takes the mutant's too. A mutant is equivalent when it gets its own reference's
+verdict on every probe."""
 
 from __future__ import annotations
 
@@ -13,10 +14,10 @@ import ast
 import re
 from dataclasses import replace
 
-from grader.model import CheckerSpec, Exercise, Outcome, Test, Verdict
+from grader.expected import ExpectationError, expected_values
+from grader.model import MISSING, Exercise, Outcome, Test, Verdict
 
 MOST = 8  # probes per exercise: each surviving mutant and its reference run all of them
-PLACEHOLDER = "\0 no expected value: compared with the reference's answer"
 _NUMBER = re.compile(r"(?<![\w.])\d{1,3}(?![\w.])")
 
 
@@ -31,8 +32,30 @@ def probe_exercise(exercise: Exercise) -> Exercise | None:
             if variant not in seen:
                 seen.add(variant)
                 probes.append(_probe(test, variant, len(probes) + 1, exercise.kind == "program"))
-    probes = probes[:MOST]
-    return replace(exercise, tests=tuple(probes)) if probes else None
+    answered = _answered(exercise, probes)
+    return replace(exercise, tests=tuple(answered[:MOST])) if answered else None
+
+
+def _answered(exercise: Exercise, probes: list[Test]) -> list[Test]:
+    """The probes with their expected values, as the first accepted reference answers them (cached as any
+    test's are); one at a time when some probe is one it cannot answer, which is dropped."""
+    def values(tests: list[Test]) -> dict[str, object]:
+        return expected_values(replace(exercise, tests=tuple(tests)))
+
+    try:
+        found = values(probes[:MOST])
+        return [replace(t, expect=found[t.name]) for t in probes[:MOST]]
+    except ExpectationError:
+        pass
+    answered = []
+    for probe in probes:
+        try:
+            answered.append(replace(probe, expect=values([probe])[probe.name]))
+        except ExpectationError:
+            continue
+        if len(answered) == MOST:
+            break
+    return answered
 
 
 def _variants(exercise: Exercise, test: Test) -> list[str]:
@@ -73,9 +96,8 @@ def _wrapped(call: ast.expr, entry: str | None) -> str:
 
 def _probe(test: Test, variant: str, number: int, program: bool) -> Test:
     changes = {"stdin": variant} if program else {"call": variant}
-    return replace(test, name=f"probe {number}: {_short(variant)}", **changes, expect=PLACEHOLDER, hidden=False,
-                   big=False, raises=None, form="call", feedback="", description="",
-                   checker=CheckerSpec("output" if test.compare == "output" else "value"))
+    return replace(test, name=f"probe {number}: {_short(variant)}", **changes, expect=MISSING, hidden=False,
+                   big=False, raises=None, form="call", feedback="", description="")
 
 
 def _short(text: str) -> str:
@@ -84,12 +106,13 @@ def _short(text: str) -> str:
 
 
 def same_answer(mutant: Outcome, reference: Outcome) -> bool:
-    """Both answered a probe alike: the same verdict and, when the run gave an answer, the same answer."""
+    """Both answered a probe alike: the same verdict and, when both answers are wrong, the same answer (a
+    reference other than the first may answer an input the statement does not allow in its own way)."""
     if mutant.verdict != reference.verdict:
         return False
-    if mutant.verdict in (Verdict.WRONG_ANSWER, Verdict.PASSED):
+    if mutant.verdict == Verdict.WRONG_ANSWER:
         return (mutant.actual, mutant.feedback) == (reference.actual, reference.feedback)
-    return True  # a timeout or an error: the same kind of failure (its text holds times and line numbers)
+    return True  # passed both, or the same kind of failure (its text holds times and line numbers)
 
 
 def probe_input(test: Test) -> str:

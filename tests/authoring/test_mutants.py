@@ -114,12 +114,15 @@ def test_every_rule_makes_mutants_that_parse_differ_and_come_out_the_same_each_t
 
 def test_probes_change_the_numbers_of_the_tests_and_show_the_arguments_after_the_call(course: CourseFolder) -> None:
     exercise = load_exercise(course.write("count-below", SPEC))
+    course.reference("count-below", "loop.py", REFERENCE)
     probes = probe_exercise(exercise)
     assert probes is not None
     calls = [t.call for t in probes.tests]
     assert calls[0] == ("(lambda *a, **k: (count_below(*a, **k), a, k, count_below(*a, **k)))([1, 5, 9], 4)")
     assert "count_below([2, 5, 9], 4)" in calls and "count_below([1, 5, 9], 5)" in calls
     assert all(not t.hidden and not t.big for t in probes.tests) and len(calls) <= 8
+    # Expected values from the reference, as a test's: the checker judges a probe as it judges the test.
+    assert {t.call: t.expect for t in probes.tests}["count_below([1, 5, 9], 5)"] == 1
 
 
 @pytest.mark.parametrize("mutants_key, problem", [
