@@ -68,9 +68,9 @@ def _variants(exercise: Exercise, test: Test) -> list[str]:
         tree = ast.parse(test.call, mode="eval")
     except SyntaxError:
         return []
-    variants = []
-    wrapped = _wrapped(tree.body, exercise.entry)
-    variants.append(wrapped)
+    # A course's own checker judges the answer of one call: the answer of two (and the arguments) is not one.
+    twice = test.checker.name != "custom"
+    variants = [_wrapped(tree.body, exercise.entry)] if twice else []
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and type(node.value) is int and abs(node.value) <= 100:
             for delta in (1, -1):
@@ -81,7 +81,8 @@ def _variants(exercise: Exercise, test: Test) -> list[str]:
                 changed = ast.unparse(tree)
                 node.value = original
                 variants.append(changed)
-                variants.append(_wrapped(ast.parse(changed, mode="eval").body, exercise.entry))
+                if twice:
+                    variants.append(_wrapped(ast.parse(changed, mode="eval").body, exercise.entry))
     return variants
 
 
