@@ -68,8 +68,11 @@ def _variants(exercise: Exercise, test: Test) -> list[str]:
         tree = ast.parse(test.call, mode="eval")
     except SyntaxError:
         return []
-    # A course's own checker judges the answer of one call: the answer of two (and the arguments) is not one.
+    # A course's own checker judges the answer of one call of the entry, with that call's arguments: the
+    # answer of two calls (and the arguments) is not one, and another expression's input is unknown to it.
     twice = test.checker.name != "custom"
+    if not twice and not isinstance(tree.body, ast.Call):
+        return []
     variants = [_wrapped(tree.body, exercise.entry)] if twice else []
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and type(node.value) is int and abs(node.value) <= 100:
