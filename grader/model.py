@@ -161,6 +161,14 @@ class CalibrationRule:
 
 
 @record
+class MutantsRule:
+    """The spec's `mutants:`: the share of mutants its tests must kill, and mutants known to be equivalent."""
+
+    kill_at_least: float | None = None  # None: `grader validate --mutants` reports the rate, enforces nothing
+    equivalent: tuple[tuple[str, str], ...] = ()  # (mutant id, why no test can tell it from the reference)
+
+
+@record
 class Exercise:
     id: str
     title: str
@@ -180,6 +188,7 @@ class Exercise:
     require: tuple[Rule, ...] = ()
     forbid: tuple[Rule, ...] = ()
     calibration: CalibrationRule = field(default_factory=CalibrationRule)
+    mutants: MutantsRule = field(default_factory=MutantsRule)
 
     @property
     def reference_dir(self) -> Path:

@@ -17,11 +17,11 @@ from grader.errors import SpecError, SpecProblem
 from grader.forms import COMMON_KEYS, FORMS, TestForm, form_keys
 from grader.forms.given import read_given
 from grader.kinds import KINDS, SubmissionKind
-from grader.model import MISSING, CalibrationRule, CheckerSpec, Exercise, Limits, Rule, Test
+from grader.model import MISSING, CalibrationRule, CheckerSpec, Exercise, Limits, MutantsRule, Rule, Test
 
 EXERCISE_KEYS = ("title", "kind", "entry", "statement", "starter", "hints", "prelude", "test_setup", "handin_files", "hidden_tests", "snippet", "limits",
                  "checker", "require", "forbid", "tests",
-                 "calibration", *(key for kind in KINDS.values() for key in kind.own_keys))
+                 "calibration", "mutants", *(key for kind in KINDS.values() for key in kind.own_keys))
 TEST_KEYS = ("name", "call", "stdin", "compare", "expect", "expect_literal", "hidden", "big", "points",
              "checker", "limits", *COMMON_KEYS, *form_keys())
 LIMIT_KEYS = tuple(f.name for f in fields(Limits) if f.name != "cpu_written")
@@ -198,6 +198,7 @@ def _exercise(reader: _Reader, root: yaml.Node, path: Path) -> Exercise | None:
         require=_rules(reader, keys.get("require"), "require"),
         forbid=_rules(reader, keys.get("forbid"), "forbid"),
         calibration=_calibration(reader, keys.get("calibration")),
+        mutants=_mutants(reader, keys.get("mutants")),
     )
 
 
@@ -249,6 +250,30 @@ def _calibration(reader: _Reader, node: yaml.Node | None) -> CalibrationRule:
         elif value is not None:
             changes[key] = value
     return CalibrationRule(**changes)
+
+
+def _mutants(reader: _Reader, node: yaml.Node | None) -> MutantsRule:
+    """`mutants: {kill_at_least: 0.9, equivalent: [{id: ..., reason: ...}]}` (grader validate --mutants)."""
+    if node is None:
+        return MutantsRule()
+    keys = reader.mapping(node, ("kill_at_least", "equivalent"), "mutants")
+    floor = reader.typed(keys.get("kill_at_least"), float, "mutants.kill_at_least", None, "a number from 0 to 1")  # type: ignore[arg-type]
+    if floor is not None and not 0 <= floor <= 1:
+        reader.problem(keys["kill_at_least"], f"mutants.kill_at_least must be from 0 to 1 (a share), not {floor}")
+        floor = None
+    marks: list[tuple[str, str]] = []
+    listed = keys.get("equivalent")
+    if listed is not None and not isinstance(listed, yaml.SequenceNode):
+        reader.problem(listed, "mutants.equivalent must be a list of {id: MUTANT-ID, reason: WHY}")
+    for item in listed.value if isinstance(listed, yaml.SequenceNode) else ():
+        mark = reader.mapping(item, ("id", "reason"), "an item of mutants.equivalent")
+        for required in ("id", "reason"):
+            if isinstance(item, yaml.MappingNode) and required not in mark:
+                reader.problem(item, f"an equivalent mutant needs '{required}': the id the report gives, and "
+                                     f"why no test can tell it from the reference")
+        if "id" in mark and "reason" in mark:
+            marks.append((reader.text(mark["id"], "id"), reader.text(mark["reason"], "reason")))
+    return MutantsRule(floor, tuple(marks))
 
 
 def _checker(reader: _Reader, node: yaml.Node | None, default: CheckerSpec) -> CheckerSpec:

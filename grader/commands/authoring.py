@@ -13,6 +13,9 @@ from typing import TYPE_CHECKING
 from grader.exit_codes import ExitCode
 from grader.kinds import KINDS
 
+MUTANTS_MOST = 40  # grader.mutants.run.MOST, without importing it at every start
+MUTANT_FORMATS = ("text", "json", "markdown")
+
 if TYPE_CHECKING:  # the heavy modules are imported by the commands that use them: start-up stays short
     from rich.console import Console
 
@@ -37,7 +40,21 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
                           help="measure the time limits again even if this machine has them cached")
     validate.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)), metavar="N",
                           help="validate N exercises at a time (default: one per CPU; time limits are still "
-                               "measured one at a time)")
+                               "measured one at a time); with --mutants, N grading workers")
+    validate.add_argument("--mutants", action="store_true",
+                          help="also grade mutants of the accepted references (the mistakes students make) and "
+                               "report which tests kill them; the spec's mutants.kill_at_least is enforced")
+    validate.add_argument("--most", type=int, default=None, metavar="N",
+                          help=f"--mutants: grade at most N mutants per exercise, taken in turn from every rule "
+                               f"and reference (default {MUTANTS_MOST})")
+    validate.add_argument("--format", choices=MUTANT_FORMATS, default="text",
+                          help="--mutants: how the mutants' report is written to standard output (json: "
+                               "grader/schemas/mutants.schema.json; markdown: the table of docs/validate.md); "
+                               "the validation's own report then goes to standard error")
+    validate.add_argument("--html", metavar="DIR", type=Path, default=None,
+                          help="--mutants: also write DIR/html/mutants.html (a batch's --out folder keeps it "
+                               "beside the class's pages)")
+    validate.set_defaults(parser=validate)
     calibrate_parser = command("calibrate", "measure the CPU time limits on this machine from the accepted "
                                             "references", run_calibrate)
     calibrate_parser.add_argument("ids", metavar="ID", nargs="*", help="exercise ids (default: every exercise)")
@@ -68,11 +85,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
                           "sequences of steps; files (program kind): arguments, input and output files")
 
 
-def _console() -> Console:
+def _console(stream: object = None) -> Console:
     from rich.console import Console
 
     # Tables of references and timings need room: 120 columns in logs and pipes, the terminal's width otherwise.
-    return Console(highlight=False, emoji=False, width=None if sys.stdout.isatty() else 120)
+    out = stream or sys.stdout
+    return Console(highlight=False, emoji=False, width=None if out.isatty() else 120, file=out)  # type: ignore[attr-defined]
 
 
 def _selected(course: Course, ids: list[str]) -> list[str]:
@@ -94,12 +112,17 @@ def run_validate(args: argparse.Namespace) -> ExitCode:
     from grader.errors import UsageError
     from grader.validation.render import render_summary, render_validation
 
+    if not args.mutants and (args.most is not None or args.format != "text" or args.html is not None):
+        args.parser.error("--most, --format and --html are for --mutants")
+    if args.most is not None and args.most < 1:
+        args.parser.error("--most must be at least 1")
     course = Course.at(args.exercises)
     ids = _selected(course, args.ids)
     exercises = course.load_all(ids, as_written=True)
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
-    console = _console()
+    # A report on standard output for a program (json) or a page (markdown): the validation's text goes aside.
+    console = _console(sys.stderr if args.format != "text" else None)
     console.print(Text(f"Validating {len(ids)} exercise{'s' if len(ids) != 1 else ''} in {course.exercises_dir}\n"
                        f"machine: {machine()}\nsandbox interpreter: {python_version()}", style="dim"))
     started = time.monotonic()
@@ -108,7 +131,44 @@ def run_validate(args: argparse.Namespace) -> ExitCode:
         render_validation(validation, console)
         validations.append(validation)
     render_summary(validations, time.monotonic() - started, console)
-    return ExitCode.OK if all(v.ok for v in validations) else ExitCode.TESTS_FAILED
+    ok = all(v.ok for v in validations)
+    if args.mutants:
+        ok = _run_mutants(course, validations, args, console) and ok
+    return ExitCode.OK if ok else ExitCode.TESTS_FAILED
+
+
+def _run_mutants(course: Course, validations: list[ExerciseValidation], args: argparse.Namespace,
+                 console: Console) -> bool:
+    """Grade the mutants of the exercises that validated (their accepted references pass, their limits are
+    measured); report them in the chosen format. True when every exercise meets its floor."""
+    from rich.text import Text
+
+    from grader.mutants.report import as_json, render_markdown, render_text, write_html
+    from grader.mutants.run import ExerciseMutants, mutate_exercises
+
+    valid = [v.exercise.id for v in validations if v.ok]
+    console.print(Text(f"\nGrading the mutants of {len(valid)} exercise{'s' if len(valid) != 1 else ''} "
+                       f"({args.jobs} worker{'s' if args.jobs != 1 else ''})", style="bold"))
+    graded = {e.exercise.id: e for e in mutate_exercises(course, course.load_all(valid), workers=args.jobs,
+                                                          most=args.most or MUTANTS_MOST)}
+    entries = []
+    for validation in validations:
+        entry = graded.get(validation.exercise.id)
+        if entry is None:
+            entry = ExerciseMutants(validation.exercise, skipped="the exercise does not validate: fix it first")
+        entries.append(entry)
+    if args.format == "json":
+        import json
+
+        json.dump(as_json(entries), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    elif args.format == "markdown":
+        render_markdown(entries, sys.stdout)
+    else:
+        render_text(entries, sys.stdout)
+    if args.html is not None:
+        console.print(f"wrote {write_html(entries, args.html)}")
+    return all(e.ok for e in entries)
 
 
 def _validations(course: Course, exercises: list[Exercise], recalibrate: bool, jobs: int) -> Iterator[ExerciseValidation]:
