@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
+from grader.environment import report_note
 from grader.expected import ExpectationError, expected_values
 from grader.kinds import kind_of
 from grader.handins.base import Context, Handin
@@ -52,7 +53,7 @@ def grade(exercise: Exercise, submission: Path, *, run_all: bool = False, visibl
                                visible_only, attempt)
     backend = backend or default_backend()
     backend.prepare()
-    isolation = backend.describe()
+    isolation = backend.describe() + report_note(exercise.path)  # the course's environment named too
     with SubmissionRun(exercise, private_paths=private_paths, backend=backend, file_name=Path(name).name) as run:
         if meanwhile is not None:
             run.launch()  # closed unused if the hand-in cannot run

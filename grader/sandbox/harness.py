@@ -270,8 +270,19 @@ def serve(setup, code, namespace):
         })
 
 
+def use_environment(setup):
+    """The course's environment (numpy, pandas...): its site-packages importable, one BLAS thread, plots
+    headless. No site module: its .pth files would run code of the packages' choosing before ours."""
+    folder = setup.get("site_packages")
+    if folder:
+        sys.path.append(folder)
+        os.environ.update(setup.get("environ") or {})
+        os.environ["MPLCONFIGDIR"] = os.path.abspath(".matplotlib")  # in the working folder: emptied per test
+
+
 def main():
     setup = receive()
+    use_environment(setup)
     # Loading has a CPU limit of its own: SIGPROF stops it just past it (the grader, reading our CPU,
     # calls that a timeout); the sandbox's RLIMIT_CPU is the backstop if the submission disarms it.
     signal.signal(signal.SIGPROF, signal.SIG_DFL)

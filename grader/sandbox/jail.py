@@ -42,6 +42,7 @@ class Jail:
     cpu_ceiling: float
     nproc: int  # RLIMIT_NPROC
     sweep_uid: bool  # kill what a previous holder of the slot uid left running
+    readable: tuple[str, ...] = ()  # folders outside the system ones it may read: the courses' environments
 
     def run(self, requests_r: int, replies_w: int) -> None:  # pragma: no cover - runs in the forked child
         """Enter the jail and exec the harness; a failure is reported on the reply pipe. Never returns."""
@@ -72,7 +73,7 @@ class Jail:
             linux.unshare(linux.CLONE_NEWNS | linux.CLONE_NEWIPC | linux.CLONE_NEWUTS)
             linux.mount("none", "/", None, linux.MS_REC | linux.MS_PRIVATE)
             files: list[str] = []
-            for path in hidden_folders(python, self.private_paths, files):
+            for path in hidden_folders(python, self.private_paths, files, self.readable):
                 linux.mount("tmpfs", path, "tmpfs", linux.MS_NOSUID | linux.MS_NODEV, "size=4k,mode=0755")
             for path in files:
                 linux.mount("/dev/null", path, None, linux.MS_BIND)
@@ -98,6 +99,7 @@ class Jail:
         if iso.landlock:
             prefix = os.path.dirname(os.path.dirname(python))
             read_only = [*SYSTEM_READ_ONLY, prefix] if prefix not in ("", "/") else list(SYSTEM_READ_ONLY)
+            read_only += self.readable
             linux.landlock_restrict(read_only, [workdir])
         cpu = int(max(self.cpu_ceiling, 1)) + 1
         for which, value in (
@@ -168,11 +170,13 @@ def _private_proc() -> None:
             continue
 
 
-def hidden_folders(python: str, private: tuple[str, ...] = (), files: list[str] | None = None) -> list[str]:
+def hidden_folders(python: str, private: tuple[str, ...] = (), files: list[str] | None = None,
+                   readable: tuple[str, ...] = ()) -> list[str]:
     """The folders to cover with an empty tmpfs: every top-level folder but the system ones, and along the
-    interpreter's path (when it lives elsewhere, e.g. a venv in /home) every sibling of that path. The plain
-    files met on the way (/root/.bash_history, /container_info.json) go into `files`, to cover one by one."""
-    prefix = os.path.dirname(os.path.dirname(os.path.realpath(python)))
+    interpreter's path (when it lives elsewhere, e.g. a venv in /home) and each `readable` folder's, every
+    sibling of that path. The plain files met on the way (/root/.bash_history, /container_info.json) go
+    into `files`, to cover one by one."""
+    kept = [os.path.dirname(os.path.dirname(os.path.realpath(python))), *map(os.path.realpath, readable)]
     found: list[str] = []
 
     def walk(folder: str) -> None:
@@ -188,9 +192,10 @@ def hidden_folders(python: str, private: tuple[str, ...] = (), files: list[str] 
                 files.append(path)
             if not entry.is_dir(follow_symlinks=False) or path in KEPT:
                 continue
-            if prefix == path or prefix.startswith(path + "/"):
-                if prefix != path:
-                    walk(path)
+            if path in kept:
+                continue
+            if any(prefix.startswith(path + "/") for prefix in kept):
+                walk(path)
             else:
                 found.append(path)
 
@@ -198,6 +203,6 @@ def hidden_folders(python: str, private: tuple[str, ...] = (), files: list[str] 
     # Outer folders first, and none inside one already covered: once /x is covered, /x/y no longer exists.
     for path in sorted({os.path.realpath(p) for p in (*private, *ALSO_HIDDEN)}, key=len):
         if (os.path.isdir(path) and not any(path.startswith(f + "/") or path == f for f in found)
-                and not prefix.startswith(path + "/") and path != prefix):
+                and not any(prefix.startswith(path + "/") or path == prefix for prefix in kept)):
             found.append(path)
     return found

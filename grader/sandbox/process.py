@@ -10,6 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from grader.background import in_background
+from grader.environment import readable_environments
 from grader.model import Limits
 from grader.sandbox import groups, linux, reaping, wire
 from grader.sandbox.groups import ResourceGroup
@@ -118,6 +119,7 @@ class ProcessSession:
             cpu_ceiling=self.cpu_ceiling,
             nproc=self.limits.processes + (0 if uid is not None else reaping.tasks_of(os.getuid())),
             sweep_uid=uid is not None and first_sandbox_of_process(),
+            readable=readable_environments(),
         )
         self.children_before = set(reaping.children())
         # Ctrl-C is held over the fork and comes right after it: Python runs imported modules' at-fork
