@@ -99,7 +99,7 @@ class Jail:
         if iso.landlock:
             prefix = os.path.dirname(os.path.dirname(python))
             read_only = [*SYSTEM_READ_ONLY, prefix] if prefix not in ("", "/") else list(SYSTEM_READ_ONLY)
-            read_only += self.readable
+            read_only += [p for p in self.readable if os.path.isdir(p)]  # none under a private /tmp
             linux.landlock_restrict(read_only, [workdir])
         cpu = int(max(self.cpu_ceiling, 1)) + 1
         for which, value in (
