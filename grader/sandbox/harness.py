@@ -22,7 +22,7 @@ import sys
 from _json import encode_basestring_ascii as _json_str
 
 REQUESTS, REPLIES = 3, 4
-RESULT_CAP = 2 << 20  # bytes of a test's result (its returned value); more is "unreadable"
+RESULT_CAP = 12 << 20  # bytes of a test's result (its returned value: a million float64 in base64); more is "unreadable"
 SOURCE_NAME = "submission.py"
 source_text = ""  # the submission, for the lines of its tracebacks
 submission_builtins = builtins  # what the submission runs with (see forbidding)
@@ -87,6 +87,9 @@ def literal(value, depth=0):
     if kind is dict:
         pairs = ("[" + literal(k, depth + 1) + ", " + literal(v, depth + 1) + "]" for k, v in value.items())
         return '{"$d": [' + ", ".join(pairs) + "]}"
+    tagged = data_literal(value, kind, depth)  # numpy and pandas values (harness_data.py)
+    if tagged is not None:
+        return tagged
     # Not plain data (a map, a generator, an instance): only its type's name goes back, and the grader
     # judges it a wrong answer that names the type.
     return '{"$o": ' + _json_str(str.__str__(kind.__name__)) + "}"
