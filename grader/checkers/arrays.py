@@ -61,9 +61,14 @@ def _shape_and_type(expected: object, actual: object, check_dtype: bool) -> str 
     shape_e, shape_a = getattr(expected, "shape", ()), getattr(actual, "shape", ())
     if shape_e != shape_a:
         return f"expected shape {shape_e}, got shape {shape_a}"
-    if check_dtype and want in ("ndarray", "generic") and expected.dtype != actual.dtype:  # type: ignore[attr-defined]
+    if check_dtype and want in ("ndarray", "generic") and _native(expected.dtype) != _native(actual.dtype):  # type: ignore[attr-defined]
         return f"expected dtype {expected.dtype}, got dtype {actual.dtype}"  # type: ignore[attr-defined]
     return None
+
+
+def _native(dtype):  # type: ignore[no-untyped-def]
+    """A dtype whatever its byte order: >i8 and <i8 hold the same numbers."""
+    return dtype.newbyteorder("=")
 
 
 def _first_index(mismatch) -> str:  # type: ignore[no-untyped-def]
