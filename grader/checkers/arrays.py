@@ -4,7 +4,7 @@ mismatch says where: the shapes, the dtypes, the first differing index.
 
 An expected value comes from the reference, or is written in the spec as a mapping:
     expect: {ndarray: [[1, 2], [3, 4]], dtype: int64}
-    expect: {series: [1.5, 2.5], index: [a, b], name: price, dtype: float64}
+    expect: {series: [1.5, 2.5], index: [a, b], index_name: item, name: price, dtype: float64}
     expect: {dataframe: {city: [Oslo, Rome], people: [700, 2800]}, index: [0, 1], dtypes: {people: int64}}"""
 
 from __future__ import annotations
@@ -44,10 +44,10 @@ def from_spec(value: object) -> object:
     if "series" in value or "dataframe" in value:
         import pandas
 
+        index = pandas.Index(value["index"], name=value.get("index_name")) if "index" in value else None
         if "series" in value:
-            return pandas.Series(value["series"], index=value.get("index"), name=value.get("name"),
-                                 dtype=value.get("dtype"))
-        frame = pandas.DataFrame(value["dataframe"], index=value.get("index"))
+            return pandas.Series(value["series"], index=index, name=value.get("name"), dtype=value.get("dtype"))
+        frame = pandas.DataFrame(value["dataframe"], index=index)
         return frame.astype(value["dtypes"]) if value.get("dtypes") else frame
     return value
 

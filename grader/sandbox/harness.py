@@ -38,13 +38,14 @@ _BUILTIN_ERRORS = {id(value): value for value in vars(builtins).values()
 
 
 def read_exact(size):
-    data = b""
-    while len(data) < size:
-        chunk = _read(REQUESTS, size - len(data))
+    chunks, got = [], 0
+    while got < size:  # joined once: `data += chunk` copied a 14 MB request ~200 times (a second of CPU)
+        chunk = _read(REQUESTS, size - got)
         if not chunk:
             _exit(0)  # the grader went away
-        data += chunk
-    return data
+        chunks.append(chunk)
+        got += len(chunk)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 def receive():

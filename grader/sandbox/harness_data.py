@@ -7,16 +7,20 @@ looked up, never imported here), and only for their exact classes:
     {"$pi": [dtype, name, items]}      a pandas Index (items as plain data)
     {"$ps": [name, index, dtype, values]}          a Series (values: an "$nd" payload)
     {"$pf": [columns, index, [[dtype, values]...]]}  a DataFrame, column by column
+A matplotlib Figure or Axes goes back as its data (figure_data): plain lists and dicts, compared as such.
 Uses the names harness.py defines; imports nothing from grader."""
 
 _RAW_KINDS = "biufc"
 
 
 def data_literal(value, kind, depth):
-    """The tagged text of a numpy or pandas value; None when `value` is neither."""
+    """The tagged text of a numpy or pandas value, a matplotlib figure's data; None when `value` is none."""
     numpy = sys.modules.get("numpy")
     if numpy is None:
         return None
+    figures = sys.modules.get("matplotlib.figure")
+    if figures is not None and kind in (figures.Figure, getattr(sys.modules.get("matplotlib.axes"), "Axes", None)):
+        return literal(figure_data(numpy, value, figures), depth)
     if kind is numpy.ndarray:
         return '{"$nd": ' + array_payload(numpy, value, depth) + "}"
     if isinstance(value, numpy.generic) and type(value).__module__ == "numpy":
@@ -67,3 +71,18 @@ def index_literal(pandas, index, depth):
         items = [str(item) for item in index.astype(str).tolist()]
     return ('{"$pi": [' + _json_str(str(index.dtype)) + ", " + literal(index.name, depth + 1) + ", "
             + literal(items, depth + 1) + "]}")
+
+
+def figure_data(numpy, figure, figures):
+    """What a test checks of a plot (never its pixels): per axes its title, axis labels and each line's
+    label and points, as plain data: {"axes": [{"title", "xlabel", "ylabel", "lines": [{"label", "x", "y"}]}]}."""
+    axes = figure.axes if type(figure) is figures.Figure else [figure]
+    shown = []
+    for ax in axes:
+        lines = []
+        for line in ax.get_lines():
+            xs, ys = (numpy.asarray(data).tolist() for data in (line.get_xdata(), line.get_ydata()))
+            lines.append({"label": str(line.get_label()), "x": xs, "y": ys})
+        shown.append({"title": str(ax.get_title()), "xlabel": str(ax.get_xlabel()), "ylabel": str(ax.get_ylabel()),
+                      "lines": lines})
+    return {"axes": shown}
