@@ -56,8 +56,9 @@ def array_payload(numpy, array, depth):
 
         little = array.astype(dtype.newbyteorder("<"), copy=False)
         data = numpy.ascontiguousarray(little).tobytes()
-        return ("[" + _json_str(little.dtype.str) + ", " + shape + ", "
-                + _json_str(binascii.b2a_base64(data, newline=False).decode("ascii")) + "]")
+        # Base64's alphabet needs no JSON escape: quoted as it is, not scanned again (20 ms a million floats).
+        return ("[" + _json_str(little.dtype.str) + ", " + shape + ', "'
+                + binascii.b2a_base64(data, newline=False).decode("ascii") + '"]')
     if dtype.kind in "Mm":  # dates and durations: their text, which numpy reads back exactly
         items = [str(item) for item in array.ravel().astype(str).tolist()]
     else:

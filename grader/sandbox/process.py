@@ -103,6 +103,7 @@ class ProcessSession:
             self.group = group
         requests_r, self.requests_w = os.pipe()
         self.replies_r, replies_w = os.pipe()
+        wire.widen(self.requests_w, self.replies_r)
         if not self.isolation.mountns:
             import tempfile  # only without a mount namespace, whose /tmp is private
 

@@ -57,6 +57,20 @@ def framed(message: dict[str, object]) -> bytes:
     return len(data).to_bytes(4, "big") + data
 
 
+PIPE_SIZE = 1 << 20  # the unprivileged maximum by default: a million numbers cross in 14 writes, not 220
+
+
+def widen(*pipes: int) -> None:
+    """Give the pipes a 1 MB buffer (the default is 64 KB) where the system allows it; an optimisation only."""
+    import fcntl
+
+    for fd in pipes:
+        try:
+            fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_SIZE)
+        except OSError:
+            pass
+
+
 def send(fd: int, frame: bytes) -> None:
     view = memoryview(frame)
     try:
@@ -69,7 +83,7 @@ def send(fd: int, frame: bytes) -> None:
 def read_frame(replies: int, pidfd: int, deadline: float) -> tuple[dict[str, object] | None, str]:
     """The next reply frame, or why none came by the deadline. Death is seen through the pidfd, not EOF:
     an escaped grandchild may hold the reply pipe open."""
-    buffer = b""
+    buffer = bytearray()  # grown in place: `bytes +=` copied a 10 MB reply once per pipe-sized chunk
     need = 4
     while len(buffer) < need:
         left = deadline - time.monotonic()
@@ -88,7 +102,7 @@ def read_frame(replies: int, pidfd: int, deadline: float) -> tuple[dict[str, obj
             need += int.from_bytes(buffer, "big")
             if need > REPLY_CAP:
                 return None, "oversized"
-    data = decode(buffer[4:])
+    data = decode(bytes(memoryview(buffer)[4:]))
     return (data, "") if isinstance(data, dict) else (None, "garbled")
 
 
