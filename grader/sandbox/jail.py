@@ -23,6 +23,7 @@ SYSTEM_READ_ONLY = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/etc/ld.so.cach
 KEPT = ("/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "/etc", "/proc", "/dev", "/sys", "/tmp")
 ALSO_HIDDEN = ("/dev/shm", "/dev/mqueue")  # world-writable: nothing may be left there for later
 DEVICES = ("null", "zero", "full", "random", "urandom")
+PRIVATE_SHM = "/dev/shm"  # with a mount namespace: a tmpfs of the sandbox's own (see _private_dev)
 MS_NOEXEC, MS_MOVE = 8, 8192
 
 
@@ -78,7 +79,7 @@ class Jail:
             for path in files:
                 linux.mount("/dev/null", path, None, linux.MS_BIND)
             _private_proc()
-            _private_dev()
+            _private_dev(max(limits.file_size, 1))
             size = limits.file_size * 4 + 8
             linux.mount("tmpfs", "/tmp", "tmpfs", linux.MS_NOSUID | linux.MS_NODEV, f"size={size}m,mode=0755")
             workdir = "/tmp/work"
@@ -100,7 +101,7 @@ class Jail:
             prefix = os.path.dirname(os.path.dirname(python))
             read_only = [*SYSTEM_READ_ONLY, prefix] if prefix not in ("", "/") else list(SYSTEM_READ_ONLY)
             read_only += [p for p in self.readable if os.path.isdir(p)]  # none under a private /tmp
-            linux.landlock_restrict(read_only, [workdir])
+            linux.landlock_restrict(read_only, [workdir, *([PRIVATE_SHM] if iso.mountns else [])])
         cpu = int(max(self.cpu_ceiling, 1)) + 1
         for which, value in (
             (resource.RLIMIT_CPU, (cpu, cpu + 1)),
@@ -145,7 +146,7 @@ def _drop_privileges(iso: Isolation) -> None:  # pragma: no cover - runs in the 
         raise _NotStarted("refusing to run the submission: it would keep root or a capability")
 
 
-def _private_dev() -> None:
+def _private_dev(shm_megabytes: int) -> None:
     """A /dev with only the harmless devices: no /dev/kmsg, terminals, disks, /dev/shm. It is built on a
     tmpfs at /tmp (covered right after) and moved onto /dev, since binding needs the old devices in sight."""
     linux.mount("tmpfs", "/tmp", "tmpfs", linux.MS_NOSUID | MS_NOEXEC, "size=64k,mode=0755")
@@ -156,6 +157,10 @@ def _private_dev() -> None:
                          ("stderr", "/proc/self/fd/2")):
         os.symlink(target, f"/tmp/{name}")
     os.mkdir("/tmp/shm", 0o755)
+    # A /dev/shm of the sandbox's own (POSIX shared memory, multiprocessing's semaphores): fresh and
+    # small, gone with the namespace, emptied between tests by the harness (setup's clear_also).
+    linux.mount("tmpfs", "/tmp/shm", "tmpfs", linux.MS_NOSUID | linux.MS_NODEV | MS_NOEXEC,
+                f"size={shm_megabytes}m,mode=1777")
     linux.mount("/tmp", "/dev", None, MS_MOVE)
 
 

@@ -16,7 +16,7 @@ from grader.sandbox import groups, linux, reaping, wire
 from grader.sandbox.groups import ResourceGroup
 from grader.sandbox.isolation import (Isolation, child_python, first_sandbox_of_process, netns_fd, refusal,
                                      start_netns_holder)
-from grader.sandbox.jail import Jail
+from grader.sandbox.jail import PRIVATE_SHM, Jail
 from grader.sandbox.wire import Frame
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
@@ -46,6 +46,8 @@ class ProcessBackend:
         # Where a test could leave files for the next one when neither a mount namespace nor Landlock keeps
         # it in its working folder (only with a dedicated uid: what it owns there is the submission's).
         clear_also = list(reaping.WORLD_WRITABLE) if iso.uid is not None and not (iso.mountns or iso.landlock) else []
+        if iso.mountns:
+            clear_also.append(PRIVATE_SHM)  # its own /dev/shm: nothing one test leaves there reaches the next
         session = ProcessSession({"sweep": iso.signals_confined, "clear_also": clear_also}, limits, iso,
                                  tuple(str(p) for p in private_paths), cpu_ceiling or limits.cpu)
         try:

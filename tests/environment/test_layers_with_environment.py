@@ -3,6 +3,7 @@ mount namespace and seccomp, and what a package can reach (ctypes, subprocess) i
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -49,3 +50,51 @@ def test_a_submission_importing_ctypes_and_subprocess_from_the_environment_is_bo
     assert not leftovers(result)
 
 
+
+
+SHARED_MEMORY = '''
+import os
+from multiprocessing import shared_memory
+
+
+def share():
+    block = shared_memory.SharedMemory(name="grader-test", create=True, size=4096)
+    try:
+        block.buf[:5] = b"hello"
+        other = shared_memory.SharedMemory(name="grader-test")
+        seen = bytes(other.buf[:5])
+        other.close()
+    finally:
+        block.close()
+    with open("/dev/shm/left-behind", "w") as file:  # for the next test to find, if it could
+        file.write("x")
+    return seen.decode()
+
+
+def left_behind():
+    return sorted(os.listdir("/dev/shm"))
+
+
+def lock():
+    import multiprocessing
+
+    with multiprocessing.Lock():  # a POSIX semaphore, made in /dev/shm
+        return "locked"
+
+
+def square(n):
+    return n * n
+'''
+
+
+def test_shared_memory_works_in_a_private_dev_shm_emptied_between_tests(course: Course) -> None:
+    from grader.sandbox.isolation import detect
+
+    if not detect().mountns:
+        pytest.skip("a private /dev/shm comes with the mount namespace")
+    course.exercise("  - name: share\n    call: share()\n    expect: hello\n"
+                    "  - name: left\n    call: left_behind()\n    expect: []\n"
+                    "  - name: lock\n    call: lock()\n    expect: locked\n")
+    result = course.check(SHARED_MEMORY)
+    assert set(verdicts(result).values()) == {"passed"}, result.stdout
+    assert not os.path.exists("/dev/shm/left-behind") and not os.path.exists("/dev/shm/grader-test")
