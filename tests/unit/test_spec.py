@@ -76,7 +76,7 @@ def test_invalid_yaml_names_the_position(tmp_path: Path) -> None:
 def test_unknown_checker_lists_the_known_ones(tmp_path: Path) -> None:
     text = GOOD.replace("    expect: 3", "    expect: 3\n    checker: unorderd")
     assert problems(tmp_path, text) == [
-        "add.yaml:9:14: unknown checker 'unorderd' (did you mean 'unordered'?); known checkers: close, output, unordered, value"]
+        "add.yaml:9:14: unknown checker 'unorderd' (did you mean 'unordered'?); known checkers: allclose, array, close, frame, output, unordered, value"]
 
 
 def test_checker_args_are_checked_against_the_checker(tmp_path: Path) -> None:
