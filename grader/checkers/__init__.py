@@ -307,7 +307,11 @@ def not_plain(value: object) -> str:
 
 @checker("value")
 def value(expected: object, actual: object) -> CheckResult:
-    """The returned value, type included."""
+    """The returned value, type included (a numpy or pandas value: as the `array` checker compares it)."""
+    if _data_value(expected) or _data_value(actual):
+        from grader.checkers.arrays import array
+
+        return array(expected, actual)
     if typed(expected) == typed(actual):
         return CheckResult(passed=True)
     feedback = _not_plain_feedback(actual) or describe_difference(expected, actual)
@@ -369,12 +373,21 @@ def unordered(expected: object, actual: object) -> CheckResult:
                        or ", ".join(parts) + f" (expected {count(len(expected), 'item')} in any order, got {len(actual)})")
 
 
+def _data_value(value: object) -> bool:
+    module = type(value).__module__
+    return module.startswith("numpy") or module.startswith("pandas")
+
+
 def _not_plain_feedback(actual: object) -> str:
     name = not_plain(actual)
     return f"the returned value holds {a(name)} object, which is not plain data (return lists, tuples, str, " \
         "int, ...)" if name else ""
 
 
+<<<<<<< HEAD
 same_items.by_equality = True  # type: ignore[attr-defined]
 
 from grader.checkers import close, custom  # noqa: E402,F401 - each registers itself
+=======
+from grader.checkers import arrays, close, custom  # noqa: E402,F401 - each registers itself
+>>>>>>> issue-28

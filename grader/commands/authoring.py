@@ -104,6 +104,19 @@ def _selected(course: Course, ids: list[str]) -> list[str]:
     return chosen
 
 
+def _build_environment(course: Course, console: Console) -> None:
+    """The course's environment, built first (visibly) when it is not: its references import from it."""
+    from rich.text import Text
+
+    from grader.environment import build, environment_of_course
+
+    environment = environment_of_course(course.exercises_dir)
+    if environment is not None:
+        if not environment.built:
+            build(environment, progress=lambda line: console.print(Text(line, style="dim")))
+        console.print(Text(f"course {environment.name}", style="dim"))
+
+
 def run_validate(args: argparse.Namespace) -> ExitCode:
     from rich.text import Text
 
@@ -121,8 +134,13 @@ def run_validate(args: argparse.Namespace) -> ExitCode:
     exercises = course.load_all(ids, as_written=True)
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
+<<<<<<< HEAD
     # A report on standard output for a program (json) or a page (markdown): the validation's text goes aside.
     console = _console(sys.stderr if args.format != "text" else None)
+=======
+    console = _console()
+    _build_environment(course, console)
+>>>>>>> issue-28
     console.print(Text(f"Validating {len(ids)} exercise{'s' if len(ids) != 1 else ''} in {course.exercises_dir}\n"
                        f"machine: {machine()}\nsandbox interpreter: {python_version()}", style="dim"))
     started = time.monotonic()

@@ -48,7 +48,7 @@ def run_script(request, code):
     return result
 
 
-def read_output(name, cap=RESULT_CAP // 2):
+def read_output(name, cap=1 << 20):
     """A file the program wrote, as text (None: it wrote none); only its first `cap` bytes."""
     try:
         with open(name, "rb") as file:
