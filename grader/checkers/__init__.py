@@ -384,10 +384,6 @@ def _not_plain_feedback(actual: object) -> str:
         "int, ...)" if name else ""
 
 
-<<<<<<< HEAD
 same_items.by_equality = True  # type: ignore[attr-defined]
 
-from grader.checkers import close, custom  # noqa: E402,F401 - each registers itself
-=======
 from grader.checkers import arrays, close, custom  # noqa: E402,F401 - each registers itself
->>>>>>> issue-28

@@ -134,13 +134,9 @@ def run_validate(args: argparse.Namespace) -> ExitCode:
     exercises = course.load_all(ids, as_written=True)
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
-<<<<<<< HEAD
     # A report on standard output for a program (json) or a page (markdown): the validation's text goes aside.
     console = _console(sys.stderr if args.format != "text" else None)
-=======
-    console = _console()
     _build_environment(course, console)
->>>>>>> issue-28
     console.print(Text(f"Validating {len(ids)} exercise{'s' if len(ids) != 1 else ''} in {course.exercises_dir}\n"
                        f"machine: {machine()}\nsandbox interpreter: {python_version()}", style="dim"))
     started = time.monotonic()

@@ -76,11 +76,7 @@ def test_invalid_yaml_names_the_position(tmp_path: Path) -> None:
 def test_unknown_checker_lists_the_known_ones(tmp_path: Path) -> None:
     text = GOOD.replace("    expect: 3", "    expect: 3\n    checker: unorderd")
     assert problems(tmp_path, text) == [
-<<<<<<< HEAD
-        "add.yaml:9:14: unknown checker 'unorderd' (did you mean 'unordered'?); known checkers: close, equal, output, same_items, unordered, value"]
-=======
-        "add.yaml:9:14: unknown checker 'unorderd' (did you mean 'unordered'?); known checkers: allclose, array, close, frame, output, unordered, value"]
->>>>>>> issue-28
+        "add.yaml:9:14: unknown checker 'unorderd' (did you mean 'unordered'?); known checkers: allclose, array, close, equal, frame, output, same_items, unordered, value"]
 
 
 def test_checker_args_are_checked_against_the_checker(tmp_path: Path) -> None:
