@@ -16,6 +16,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "similar": ("similar",),
     "platforms": ("gradescope-run",),
     "doctor": ("doctor",),
+    "server": ("serve", "submit"),
 }
 
 

@@ -1,0 +1,188 @@
+"""The grading loop: queued submissions, oldest first, to local worker processes, the same workers
+(grader/batch/worker.py) and jobs (grader/batch/work.py) as `grader batch`, fed as submissions arrive.
+
+Each submission is marked `running` (its try counted) before a worker gets it, and `done` or `error` when
+the answer is stored. A worker that dies is replaced and its submission queued once more, then recorded as
+an error with the reason; a server that dies leaves `running` rows that `State.recover` puts back."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+
+from grader.batch.plan import grader_version, resolve
+from grader.batch.pool import RETRIES, _start, _Worker, cores_for
+from grader.batch.work import Graded, GradingKey, Job, pack, uniform_report
+from grader.course import Course
+from grader.errors import GraderError
+from grader.grading import grade, read_submission
+from grader.handins.base import Handin
+from grader.model import Exercise, Report, Verdict
+from grader.server.state import State, Submission
+
+DIED = "the grading worker process died on this submission, twice"
+
+
+def grade_without_sandbox(exercise: Exercise, path: Path, label: str, handin: Handin) -> Report:
+    """The report of a hand-in that cannot run (unreadable, not text, an unsafe zip), graded here. The
+    server's one call of grading.grade(): its signature changes in one place."""
+    return grade(exercise, path, label=label, source=handin)
+
+
+class Exercises:
+    """Each exercise as the workers grade it (expected values filled in) and the digest of what its grades
+    depend on, resolved once; `forget()` after a spec or reference changed (a regrade)."""
+
+    def __init__(self, course: Course) -> None:
+        self.course = course
+        self._resolved: dict[str, tuple[Exercise, str, bytes]] = {}
+        self._lock = threading.Lock()
+
+    def ids(self) -> list[str]:
+        return self.course.ids()
+
+    def get(self, exercise_id: str) -> tuple[Exercise, str, bytes]:
+        """(the exercise, its digest, it packed for a job); a broken spec raises a GraderError."""
+        with self._lock:
+            if exercise_id not in self._resolved:
+                exercise, digest = resolve(self.course.load(exercise_id))
+                self._resolved[exercise_id] = exercise, digest, pack(exercise)
+            return self._resolved[exercise_id]
+
+    def forget(self) -> None:
+        with self._lock:
+            self._resolved.clear()
+
+
+class GradingLoop:
+    def __init__(self, state: State, exercises: Exercises, workers: int) -> None:
+        self.state, self.exercises, self.size = state, exercises, workers
+        self.cores = cores_for(workers)
+        self.workers: list[_Worker] = []
+        self.in_flight: dict[int, int] = {}  # submission id -> index of the worker grading it
+        self._wake_read, self._wake_write = os.pipe()
+        os.set_blocking(self._wake_write, False)
+        self._stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="grading", daemon=True)
+        self.version = grader_version()
+        self.on_graded: Callable[[int], None] | None = None  # tests and the load benchmark listen here
+
+    def start(self) -> None:
+        self.state.recover(RETRIES)
+        self.workers = [_start(core) for core in self.cores]
+        self.thread.start()
+
+    def wake(self) -> None:
+        try:
+            os.write(self._wake_write, b"x")
+        except BlockingIOError:
+            pass  # a wake-up is already pending
+
+    def stop(self) -> None:
+        self._stop.set()
+        self.wake()
+        if self.thread.is_alive():
+            self.thread.join(timeout=10)
+        for worker in self.workers:
+            worker.stop()
+        self.workers = []
+
+    # ------------------------------------------------------------ the loop
+    def _run(self) -> None:
+        from multiprocessing.connection import wait
+
+        while not self._stop.is_set():
+            try:
+                self._hand_out()
+                busy = [w for w in self.workers if w.jobs]
+                ready = set(wait([self._wake_read, *(w.conn for w in busy), *(w.pidfd for w in busy)], timeout=5))
+                if self._wake_read in ready:
+                    os.read(self._wake_read, 4096)
+                for worker in busy:
+                    if worker.conn in ready:
+                        try:
+                            graded: Graded = worker.conn.recv()
+                        except (EOFError, OSError):
+                            pass  # it died while answering: handled below
+                        else:
+                            self._record(worker.jobs.popleft(), graded.report)
+                            continue
+                    elif worker.pidfd not in ready:
+                        continue
+                    self._replace(worker)
+            except Exception:  # noqa: BLE001 - the loop must outlive any one submission's trouble
+                traceback.print_exc()
+                time.sleep(1)
+
+    def _hand_out(self) -> None:
+        idle = [w for w in self.workers if not w.jobs]
+        if not idle:
+            return
+        for number in self.state.queued():
+            if not idle:
+                return
+            if number in self.in_flight:
+                continue
+            submission = self.state.get(number)
+            if submission is None:
+                continue
+            job = self._job(submission)
+            if job is None:
+                continue  # graded here, without a sandbox
+            worker = idle.pop(0)
+            self.state.start(number)
+            self.in_flight[number] = self.workers.index(worker)
+            worker.jobs.append(job)
+            worker.conn.send(job)
+
+    def _job(self, submission: Submission) -> Job | None:
+        label = f"{submission.student}/{Path(submission.file).name}"
+        try:
+            exercise, digest, packed = self.exercises.get(submission.exercise)
+        except GraderError as error:
+            self.state.finish(submission.id, Report(submission.exercise, label, ()), "", f"the exercise cannot be "
+                              f"graded: {error}")
+            return None
+        path = self.state.path_of(submission)
+        handin = read_submission(path, exercise)
+        if not handin.ok:
+            self.state.finish(submission.id, grade_without_sandbox(exercise, path, label, handin), digest)
+            self._graded(submission.id)
+            return None
+        key = GradingKey(f"{submission.id}:{handin.digest()}", digest, self.version, False)
+        private = self.exercises.course.private_paths(self.state.folder)
+        return Job(key, packed, label, handin, private)
+
+    def _record(self, job: Job, report: Report) -> None:
+        number = int(job.key.submission.split(":", 1)[0])
+        self.in_flight.pop(number, None)
+        self.state.finish(number, report, job.key.exercise)
+        self._graded(number)
+
+    def _replace(self, worker: _Worker) -> None:
+        index = self.workers.index(worker)
+        worker.stop()
+        self.workers[index] = _start(worker.core)
+        for job in worker.jobs:
+            number = int(job.key.submission.split(":", 1)[0])
+            self.in_flight.pop(number, None)
+            submission = self.state.get(number)
+            if submission is not None and submission.attempts <= RETRIES:
+                self.state.requeue(number)
+            else:
+                report = uniform_report(job.exercise, job.label, Verdict.GRADER_ERROR, DIED)
+                self.state.finish(number, report, job.key.exercise, DIED)
+                self._graded(number)
+
+    def _graded(self, number: int) -> None:
+        if self.on_graded is not None:
+            self.on_graded(number)
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()

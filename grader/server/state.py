@@ -1,0 +1,252 @@
+"""The server's state under `--state DIR`: state.sqlite (tokens, submissions, reports, overrides) and
+uploads/ID/ (each hand-in as it was received). A submission is on disk, fsynced, before its row is
+committed, and its row is committed (synchronous=FULL) before the client hears 202: a server killed at any
+moment loses nothing it acknowledged."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from grader.errors import UsageError
+from grader.model import Report
+from grader.records import record
+
+DATABASE = "state.sqlite"
+UPLOADS = "uploads"
+STATUSES = ("queued", "running", "done", "error")
+
+# Applied in order from the database's PRAGMA user_version up, in the transaction that opens it: an old
+# state folder is upgraded in place on start. Only ever append.
+MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    (  # 1: tokens, submissions, overrides
+        """CREATE TABLE tokens (
+            digest TEXT PRIMARY KEY,        -- sha256 of the token: the token itself is never stored
+            student TEXT NOT NULL, staff INTEGER NOT NULL, created_at REAL NOT NULL)""",
+        """CREATE TABLE submissions (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            student TEXT NOT NULL, exercise TEXT NOT NULL,
+            file TEXT NOT NULL,             -- relative to the state folder, chosen by the server
+            sent_name TEXT NOT NULL,        -- the name the client gave: shown (escaped), never a path
+            sha256 TEXT NOT NULL, submitted_at REAL NOT NULL,
+            status TEXT NOT NULL,           -- queued, running, done, error
+            attempts INTEGER NOT NULL DEFAULT 0,  -- how many times a worker was handed it
+            exercise_digest TEXT,           -- what the exercise was when it was graded (regrades compare it)
+            report BLOB,                    -- the pickled Report, with staff details; None until graded
+            error TEXT, graded_at REAL)""",
+        "CREATE INDEX submissions_of ON submissions (student, exercise)",
+        "CREATE INDEX submissions_by_status ON submissions (status)",
+        """CREATE TABLE overrides (         -- a TA's score for a student's exercise: survives regrades
+            student TEXT NOT NULL, exercise TEXT NOT NULL, score REAL NOT NULL, reason TEXT NOT NULL,
+            by TEXT NOT NULL, at REAL NOT NULL, PRIMARY KEY (student, exercise))""",
+    ),
+)
+
+
+@record
+class Submission:
+    id: int
+    student: str
+    exercise: str
+    file: str
+    sent_name: str
+    sha256: str
+    submitted_at: float
+    status: str
+    attempts: int
+    exercise_digest: str | None
+    report: Report | None
+    error: str | None
+    graded_at: float | None
+
+
+@record
+class Override:
+    student: str
+    exercise: str
+    score: float
+    reason: str
+    by: str
+    at: float
+
+
+_COLUMNS = ("id, student, exercise, file, sent_name, sha256, submitted_at, status, attempts, exercise_digest, "
+            "report, error, graded_at")
+
+
+class State:
+    """One connection, shared by the server's threads under a lock: SQLite writes one at a time anyway."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        try:
+            folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+            (folder / UPLOADS).mkdir(exist_ok=True, mode=0o700)
+            self.db = sqlite3.connect(folder / DATABASE, check_same_thread=False, isolation_level=None)
+        except (OSError, sqlite3.Error) as error:
+            raise UsageError(f"cannot open the server's state in {folder}: {error}") from None
+        self.lock = threading.RLock()
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=FULL")  # a commit is on disk when it returns
+        self.db.execute("PRAGMA busy_timeout=10000")
+        with self.transaction():
+            migrate(self.db)
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        with self.lock:
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.db
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+            self.db.execute("COMMIT")
+
+    def close(self) -> None:
+        with self.lock:
+            self.db.close()
+
+    # ------------------------------------------------------------ tokens
+    def add_token(self, digest: str, student: str, staff: bool) -> None:
+        with self.transaction() as db:
+            db.execute("INSERT INTO tokens VALUES (?, ?, ?, ?)", (digest, student, int(staff), time.time()))
+
+    def token(self, digest: str) -> tuple[str, str, bool] | None:
+        """(stored digest, student, staff) of the token with this digest."""
+        with self.lock:
+            row = self.db.execute("SELECT digest, student, staff FROM tokens WHERE digest = ?", (digest,)).fetchone()
+        return (row[0], row[1], bool(row[2])) if row else None
+
+    def students(self) -> list[str]:
+        with self.lock:
+            rows = self.db.execute("SELECT DISTINCT student FROM tokens WHERE staff = 0 UNION "
+                                   "SELECT DISTINCT student FROM submissions ORDER BY 1").fetchall()
+        return [row[0] for row in rows]
+
+    # ------------------------------------------------------------ submissions
+    def store(self, student: str, exercise: str, sent_name: str, suffix: str, data: bytes, sha256: str) -> int:
+        """Write the hand-in, fsynced, then its row: the id. The file's name is the server's own."""
+        with self.transaction() as db:
+            cursor = db.execute(
+                "INSERT INTO submissions (student, exercise, file, sent_name, sha256, submitted_at, status) "
+                "VALUES (?, ?, '', ?, ?, ?, 'queued')", (student, exercise, sent_name, sha256, time.time()))
+            number = int(cursor.lastrowid or 0)
+            relative = Path(UPLOADS) / str(number) / f"{exercise}{suffix}"
+            _write_durably(self.folder / relative, data)
+            db.execute("UPDATE submissions SET file = ? WHERE id = ?", (str(relative), number))
+        return number
+
+    def get(self, number: int) -> Submission | None:
+        found = self._select("WHERE id = ?", (number,))
+        return found[0] if found else None
+
+    def list(self, student: str | None = None, exercise: str | None = None, status: str | None = None,
+             since: float | None = None) -> list[Submission]:
+        clauses, values = [], []
+        for column, value in (("student", student), ("exercise", exercise), ("status", status)):
+            if value is not None:
+                clauses.append(f"{column} = ?")
+                values.append(value)
+        if since is not None:
+            clauses.append("submitted_at >= ?")
+            values.append(since)
+        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+        return self._select(f"{where} ORDER BY id", tuple(values))
+
+    def _select(self, tail: str, values: tuple[object, ...]) -> list[Submission]:
+        with self.lock:
+            rows = self.db.execute(f"SELECT {_COLUMNS} FROM submissions {tail}", values).fetchall()
+        return [Submission(*row[:10], pickle.loads(row[10]) if row[10] else None, *row[11:]) for row in rows]
+
+    def counts(self) -> dict[str, int]:
+        with self.lock:
+            rows = self.db.execute("SELECT status, COUNT(*) FROM submissions GROUP BY status").fetchall()
+        return {status: 0 for status in STATUSES} | dict(rows)
+
+    def path_of(self, submission: Submission) -> Path:
+        return self.folder / submission.file
+
+    # ------------------------------------------------------------ the queue
+    def recover(self, retries: int) -> list[int]:
+        """After a restart: a submission left `running` was being graded when the server died; it goes back
+        to the queue while it has tries left, else it is an error. The ids put back."""
+        with self.transaction() as db:
+            running = db.execute("SELECT id, attempts FROM submissions WHERE status = 'running'").fetchall()
+            back = [number for number, attempts in running if attempts <= retries]
+            db.executemany("UPDATE submissions SET status = 'queued' WHERE id = ?", [(n,) for n in back])
+            db.executemany("UPDATE submissions SET status = 'error', error = ? WHERE id = ?",
+                           [("the server stopped while grading it, twice", n)
+                            for n, attempts in running if attempts > retries])
+        return back
+
+    def queued(self) -> list[int]:
+        with self.lock:
+            return [row[0] for row in self.db.execute("SELECT id FROM submissions WHERE status = 'queued' ORDER BY id")]
+
+    def start(self, number: int) -> None:
+        with self.transaction() as db:
+            db.execute("UPDATE submissions SET status = 'running', attempts = attempts + 1 WHERE id = ?", (number,))
+
+    def requeue(self, number: int) -> None:
+        with self.transaction() as db:
+            db.execute("UPDATE submissions SET status = 'queued' WHERE id = ?", (number,))
+
+    def finish(self, number: int, report: Report, exercise_digest: str, error: str | None = None) -> None:
+        with self.transaction() as db:
+            db.execute("UPDATE submissions SET status = ?, report = ?, exercise_digest = ?, error = ?, graded_at = ? "
+                       "WHERE id = ?", ("error" if error else "done", pickle.dumps(report), exercise_digest, error,
+                                        time.time(), number))
+
+    def regrade(self, numbers: list[int]) -> None:
+        """Back to the queue, with a fresh count of tries; the old report stays until the new one replaces it."""
+        with self.transaction() as db:
+            db.executemany("UPDATE submissions SET status = 'queued', attempts = 0, error = NULL WHERE id = ?",
+                           [(n,) for n in numbers])
+
+    # ------------------------------------------------------------ overrides
+    def set_override(self, override: Override) -> None:
+        with self.transaction() as db:
+            db.execute("INSERT OR REPLACE INTO overrides VALUES (?, ?, ?, ?, ?, ?)",
+                       (override.student, override.exercise, override.score, override.reason, override.by,
+                        override.at))
+
+    def overrides(self) -> dict[tuple[str, str], Override]:
+        with self.lock:
+            rows = self.db.execute("SELECT student, exercise, score, reason, by, at FROM overrides").fetchall()
+        return {(row[0], row[1]): Override(*row) for row in rows}
+
+
+def migrate(db: sqlite3.Connection) -> None:
+    current = int(db.execute("PRAGMA user_version").fetchone()[0])
+    if current > len(MIGRATIONS):
+        raise UsageError(f"the server's state was written by a newer grader (schema {current}); upgrade grader")
+    for version in range(current, len(MIGRATIONS)):
+        for statement in MIGRATIONS[version]:
+            db.execute(statement)
+    db.execute(f"PRAGMA user_version = {len(MIGRATIONS)}")
+
+
+def _write_durably(path: Path, data: bytes) -> None:
+    """The file and the folder entries that name it, on disk when this returns."""
+    path.parent.mkdir(mode=0o700)
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(descriptor, view):]
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+    for folder in (path.parent, path.parent.parent):
+        handle = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.fsync(handle)
+        finally:
+            os.close(handle)
