@@ -105,7 +105,10 @@ def run_serve(args: argparse.Namespace) -> ExitCode:
         raise UsageError("--database: PostgreSQL is not supported yet; the state folder's SQLite database is")
     if args.cluster:
         raise UsageError("--cluster: a Dask cluster is not supported by grader serve yet; use --workers")
-    import uvicorn
+    try:
+        import uvicorn
+    except ImportError:
+        raise UsageError("grader serve needs its extra packages: pip install 'yaml-grader[server]'") from None
 
     from grader.batch.pool import default_workers
     from grader.course import COURSE_FILE, Course
@@ -129,6 +132,7 @@ def run_serve(args: argparse.Namespace) -> ExitCode:
     try:
         web.config.load()
         sockets = [web.config.bind_socket()]
+        sockets[0].listen(web.config.backlog)  # listening before the line that says where: clients may come at once
         host, port = sockets[0].getsockname()[:2]
         print(f"Serving {course.exercises_dir} on http://{host}:{port} (state in {args.state}, "
               f"{loop.size} worker{'s' if loop.size != 1 else ''}); Ctrl-C stops", flush=True)
