@@ -148,7 +148,17 @@ async def get_submission(request: Request) -> Response:
     submission = server.state.get(number)
     if submission is None or not (caller.staff or submission.student == caller.student):
         return error(404, "no such submission")  # another's: as if it did not exist
-    return JSONResponse(submission_json(submission, server.rules, caller.staff, time.time()))
+    return JSONResponse(submission_json(submission, server.rules, caller.staff, time.time(),
+                                        visible_inputs(server, submission.exercise)))
+
+
+def visible_inputs(server: Server, exercise_id: str) -> dict[str, str]:
+    from grader.commands.student import _inputs  # what `grader check` shows beside a failure
+
+    try:
+        return _inputs(server.exercises.get(exercise_id)[0])
+    except GraderError:
+        return {}
 
 
 async def list_submissions(request: Request) -> Response:

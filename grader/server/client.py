@@ -50,7 +50,9 @@ def submit(server: str, token: str, exercise: str, file: Path, format_: str, tim
 
         if found.get("late"):
             print(f"Submitted late: {found.get('late_penalty', 0):g} % off.")
-        output("terminal").render(report, sys.stdout)
+        renderer = output("terminal")
+        renderer.inputs = found.get("inputs") or {}  # type: ignore[attr-defined]
+        renderer.render(report, sys.stdout)
     return ExitCode.OK if report.verdict == Verdict.PASSED else ExitCode.TESTS_FAILED
 
 

@@ -38,7 +38,9 @@ def student_report(report: Report, rules: CourseRules, student: str, now: float)
                    notes=(*report.notes, note))
 
 
-def submission_json(submission: Submission, rules: CourseRules, staff: bool, now: float) -> dict[str, object]:
+def submission_json(submission: Submission, rules: CourseRules, staff: bool, now: float,
+                    inputs: dict[str, str] | None = None) -> dict[str, object]:
+    """`inputs`: the visible tests' inputs, which `grader submit` shows beside a failure as `grader check` does."""
     lateness = rules.lateness(submission.student, submission.exercise, submission.submitted_at)
     report = submission.report if submission.status in ("done", "error") else None
     shown: dict[str, object] | None = None
@@ -53,6 +55,8 @@ def submission_json(submission: Submission, rules: CourseRules, staff: bool, now
         "late_penalty": lateness.penalty, "file": submission.sent_name, "graded_at": iso(submission.graded_at),
         "report": shown,
     }
+    if shown is not None and inputs:
+        entry["inputs"] = inputs
     if submission.error:
         entry["error"] = submission.error
     return entry
