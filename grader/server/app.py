@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import Any
@@ -68,12 +69,17 @@ def unauthorized() -> JSONResponse:
 class Accepted:
     number: int | None = None
     refusal: Response | None = None
+    csrf_failed: bool = False
 
 
-async def accept_upload(server: Server, caller: Caller, request: Request) -> Accepted:
-    """The hand-in of a POST stored, or the response that refuses it (413, 404, 422, 429, 403)."""
+async def accept_upload(server: Server, caller: Caller, request: Request,
+                        csrf: Callable[[object], bool] | None = None) -> Accepted:
+    """The hand-in of a POST stored, or the response that refuses it (413, 404, 422, 429, 403). `csrf`: a
+    page's form, whose `csrf` field this judges."""
     try:
         async with request.form(max_files=1, max_fields=8, max_part_size=64 * 1024) as form:
+            if csrf is not None and not csrf(form.get("csrf")):
+                return Accepted(refusal=error(403, "a stale form"), csrf_failed=True)
             exercise_id, upload = form.get("exercise"), form.get("file")
             if not isinstance(exercise_id, str) or not isinstance(upload, UploadFile):
                 return Accepted(refusal=error(422, "multipart fields `exercise` (an id) and `file` (a file) are needed"))
