@@ -134,3 +134,16 @@ def test_a_bad_command_line_gets_usage_and_status_2(tmp_path: Path) -> None:
     assert result.returncode == 2 and "token" in result.stderr
     result = run_cli("serve", "--state", tmp_path, "--database", "postgresql://x")
     assert result.returncode == 2 and "not supported" in result.stderr
+
+
+def test_a_file_name_is_never_a_path_and_no_folder_is_listed(served: Served) -> None:
+    alice = served.token("alice")
+    served.start("--workers", "1")
+    sent = served.submit(alice, "add", ADD, name="../../../../tmp/evil<script>.py")
+    assert sent.status == 202
+    graded = served.wait(alice, sent.body["id"])
+    assert graded["file"] == "../../../../tmp/evil<script>.py"  # shown as sent, as text
+    stored = sorted(p.relative_to(served.state) for p in (served.state / "uploads").rglob("*") if p.is_file())
+    assert stored == [Path("uploads") / str(sent.body["id"]) / "add.py"]
+    for path in ("/uploads/", f"/uploads/{sent.body['id']}/add.py", "/state.sqlite", "/api/"):
+        assert served.call("GET", path, alice).status == 404
