@@ -7,10 +7,11 @@ wrong, looping (a timeout), crashing, a segfault, a syntax error, binary bytes, 
 some missing. Expected values are computed before any clock starts (a first small batch).
 
 - batch: `grader batch` on the class folder, wall time; its throughput is hand-ins / wall.
-- idle: one correct hand-in at a time on an idle server, upload to report (the client polls every 5 ms),
+- idle: one correct hand-in at a time on an idle server, upload to report (the client's GET ?wait=30
+  answers when the submission changes),
   beside `grader check` of the same file (the whole command, as a student runs it).
 - load: every hand-in of the class sent by --clients concurrent clients, each sending its next when its
-  last is graded (polling every 20 ms). Throughput = hand-ins / (last report - first upload). The ideal
+  last is graded (GET ?wait=30, as `grader submit` waits). Throughput = hand-ins / (last report - first upload). The ideal
   latency under that load is what the queue implies: clients x (batch wall / hand-ins), each client's
   hand-in waits behind one of every other client's. Every answer is counted: none may be lost or 5xx.
   The server's resident memory is sampled every 0.5 s.
@@ -70,11 +71,12 @@ def graded(base: str, token: str, exercise: str, name: str, data: bytes, poll: f
     if status != 202:
         return time.perf_counter() - started, f"refused {status}"
     while True:
-        status, found = call(f"{base}/api/submissions/{sent['id']}", token)
+        status, found = call(f"{base}/api/submissions/{sent['id']}?wait=30", token)
         answers.append(status)
         if found.get("status") in ("done", "error"):
             return time.perf_counter() - started, found["report"]["verdict"]
-        time.sleep(poll)
+        if poll:
+            time.sleep(poll)
 
 
 def rss_kib(pid: int) -> int:
@@ -123,7 +125,7 @@ def main() -> None:
         idle, checks, answers = [], [], []
         for number in range(args.idle):
             data = f"# idle {number}\n".encode() + correct
-            idle.append(graded(base, idle_token, "add", "add.py", data, 0.005, answers)[0])
+            idle.append(graded(base, idle_token, "add", "add.py", data, 0, answers)[0])
             (root / "add.py").write_bytes(data)
             began = time.perf_counter()
             grader("check", "add", root / "add.py", "--exercises", exercises)
@@ -150,7 +152,7 @@ def main() -> None:
                     if not work:
                         return
                     student, exercise, data = work.pop(0)
-                took, verdict = graded(base, tokens[student], exercise, f"{exercise}{SUFFIX[exercise]}", data, 0.02,
+                took, verdict = graded(base, tokens[student], exercise, f"{exercise}{SUFFIX[exercise]}", data, 0,
                                        answers)
                 with lock:
                     latencies.append(took)

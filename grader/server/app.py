@@ -6,6 +6,7 @@ sizes; the body itself is bounded here, before any of it is parsed."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import math
 import time
@@ -36,6 +37,34 @@ HAND_IN_SUFFIXES = (".py", ".ipynb", ".zip")  # and the kind's own (.txt for a p
 MULTIPART_OVERHEAD = 64 * 1024  # the form's boundaries and small fields, beyond the file itself
 
 
+class Changes:
+    """Wakes the requests waiting on a submission (GET ...?wait=S) when the grading thread starts or
+    finishes it: a client learns of its report at once, without polling the server busy."""
+
+    def __init__(self) -> None:
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.events: dict[int, asyncio.Event] = {}
+
+    def changed(self, number: int) -> None:  # from any thread
+        if self.loop is not None:
+            self.loop.call_soon_threadsafe(self._fire, number)
+
+    def _fire(self, number: int) -> None:
+        event = self.events.pop(number, None)
+        if event is not None:
+            event.set()
+
+    async def wait(self, number: int, seconds: float) -> None:
+        """Until the submission changes, or `seconds` pass. Called right after reading its status, with no
+        await between: a change made since was read, one made later fires this event."""
+        self.loop = asyncio.get_running_loop()
+        event = self.events.setdefault(number, asyncio.Event())
+        try:
+            await asyncio.wait_for(event.wait(), seconds)
+        except TimeoutError:
+            pass
+
+
 @dataclass
 class Server:
     state: State
@@ -45,6 +74,7 @@ class Server:
     max_upload: int  # bytes
     class_list: dict[str, Any] = field(default_factory=dict)  # class.json for the LMS gradebooks
     secure_cookies: bool = True
+    changes: Changes = field(default_factory=Changes)
 
 
 def error(status: int, message: str, **headers: str) -> JSONResponse:
@@ -154,11 +184,28 @@ async def get_submission(request: Request) -> Response:
         number = int(request.path_params["number"])
     except ValueError:
         return error(404, "no such submission")
+    server.changes.loop = asyncio.get_running_loop()  # before the read: no change after it goes unheard
     submission = server.state.get(number)
     if submission is None or not (caller.staff or submission.student == caller.student):
         return error(404, "no such submission")  # another's: as if it did not exist
+    wait = _seconds(request.query_params.get("wait"))
+    if wait and submission.status in ("queued", "running"):
+        status = submission.status
+        deadline = time.monotonic() + wait
+        while submission is not None and submission.status == status and time.monotonic() < deadline:
+            await server.changes.wait(number, deadline - time.monotonic())
+            submission = server.state.get(number)
+        assert submission is not None
     return JSONResponse(submission_json(submission, server.rules, caller.staff, time.time(),
                                         visible_inputs(server, submission.exercise)))
+
+
+def _seconds(text: str | None) -> float:
+    """?wait=S: how long a GET may wait for the submission to change, at most a minute."""
+    try:
+        return min(max(float(text or 0), 0.0), 60.0)
+    except ValueError:
+        return 0.0
 
 
 def visible_inputs(server: Server, exercise_id: str) -> dict[str, str]:
@@ -324,4 +371,5 @@ def make_app(server: Server) -> ASGIApp:
     ]
     app = Starlette(routes=routes)
     app.state.server = server
+    server.loop.on_change = server.changes.changed
     return BoundedBody(app, server.max_upload + MULTIPART_OVERHEAD)

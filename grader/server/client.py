@@ -17,7 +17,7 @@ from grader.errors import UsageError
 from grader.exit_codes import ExitCode
 from grader.model import Outcome, Report, Verdict
 
-POLL = (0.05, 0.1, 0.2, 0.3, 0.5)  # seconds between polls, then the last one: a quick check answers quickly
+POLL = (0.0, 0.05, 0.1, 0.2, 0.5)  # seconds between two waits, then the last one (a server that answers at once)
 
 
 def submit(server: str, token: str, exercise: str, file: Path, format_: str, timeout: float) -> ExitCode:
@@ -26,10 +26,11 @@ def submit(server: str, token: str, exercise: str, file: Path, format_: str, tim
     sent = _call("POST", f"{base}/api/submissions", token, body, content_type)
     number = sent["id"]
     progress = _Progress()
+    progress.show(f"submission {number} of {exercise}: {sent['status']}")
     deadline = time.monotonic() + timeout
     polls = 0
     while True:
-        found = _call("GET", f"{base}/api/submissions/{number}", token)
+        found = _call("GET", f"{base}/api/submissions/{number}?wait=20", token)  # answers when it changes
         if found["status"] in ("done", "error") and found.get("report") is not None:
             break
         progress.show(f"submission {number} of {exercise}: {found['status']}")

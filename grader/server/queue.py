@@ -13,6 +13,7 @@ import threading
 import time
 import traceback
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from grader.batch.plan import grader_version, resolve
@@ -70,7 +71,7 @@ class GradingLoop:
         self._stop = threading.Event()
         self.thread = threading.Thread(target=self._run, name="grading", daemon=True)
         self.version = grader_version()
-        self.on_graded: Callable[[int], None] | None = None  # tests and the load benchmark listen here
+        self.on_change: Callable[[int], None] | None = None  # a submission started or finished (any thread)
 
     def start(self) -> None:
         self.state.recover(RETRIES)
@@ -120,25 +121,22 @@ class GradingLoop:
                 time.sleep(1)
 
     def _hand_out(self) -> None:
-        idle = [w for w in self.workers if not w.jobs]
-        if not idle:
-            return
-        for number in self.state.queued():
-            if not idle:
-                return
-            if number in self.in_flight:
-                continue
-            submission = self.state.get(number)
-            if submission is None:
-                continue
-            job = self._job(submission)
-            if job is None:
-                continue  # graded here, without a sandbox
-            worker = idle.pop(0)
-            self.state.start(number)
-            self.in_flight[number] = self.workers.index(worker)
-            worker.jobs.append(job)
-            worker.conn.send(job)
+        """A submission to every idle worker; while plenty are queued, a second one too, so that no worker
+        waits for this loop between two (as the batch's pool does)."""
+        queued = [n for n in self.state.queued() if n not in self.in_flight]
+        for depth in (1, 2):
+            for worker in self.workers:
+                while queued and len(worker.jobs) < depth and (depth == 1 or len(queued) > len(self.workers)):
+                    number = queued.pop(0)
+                    submission = self.state.get(number)
+                    job = self._job(submission) if submission is not None else None
+                    if job is None:
+                        continue  # graded here: unreadable, identical to one graded, or its spec is broken
+                    self.state.start(number)
+                    self.in_flight[number] = self.workers.index(worker)
+                    worker.jobs.append(job)
+                    worker.conn.send(job)
+                    self._changed(number)
 
     def _job(self, submission: Submission) -> Job | None:
         label = f"{submission.student}/{Path(submission.file).name}"
@@ -148,11 +146,16 @@ class GradingLoop:
             self.state.finish(submission.id, Report(submission.exercise, label, ()), "", f"the exercise cannot be "
                               f"graded: {error}")
             return None
+        twin = self.state.twin(submission, digest)
+        if twin is not None:
+            self.state.finish(submission.id, replace(twin, submission=label), digest)
+            self._changed(submission.id)
+            return None
         path = self.state.path_of(submission)
         handin = read_submission(path, exercise)
         if not handin.ok:
             self.state.finish(submission.id, grade_without_sandbox(exercise, path, label, handin), digest)
-            self._graded(submission.id)
+            self._changed(submission.id)
             return None
         key = GradingKey(f"{submission.id}:{handin.digest()}", digest, self.version, False)
         private = self.exercises.course.private_paths(self.state.folder)
@@ -162,7 +165,7 @@ class GradingLoop:
         number = int(job.key.submission.split(":", 1)[0])
         self.in_flight.pop(number, None)
         self.state.finish(number, report, job.key.exercise)
-        self._graded(number)
+        self._changed(number)
 
     def _replace(self, worker: _Worker) -> None:
         index = self.workers.index(worker)
@@ -177,11 +180,11 @@ class GradingLoop:
             else:
                 report = uniform_report(job.exercise, job.label, Verdict.GRADER_ERROR, DIED)
                 self.state.finish(number, report, job.key.exercise, DIED)
-                self._graded(number)
+                self._changed(number)
 
-    def _graded(self, number: int) -> None:
-        if self.on_graded is not None:
-            self.on_graded(number)
+    def _changed(self, number: int) -> None:
+        if self.on_change is not None:
+            self.on_change(number)
 
 
 def sha256(data: bytes) -> str:

@@ -100,7 +100,7 @@ class Served:
     def wait(self, token: str, number: int, timeout: float = 120) -> dict[str, Any]:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            answer = self.call("GET", f"/api/submissions/{number}", token)
+            answer = self.call("GET", f"/api/submissions/{number}?wait=5", token)
             assert answer.status == 200, answer.body
             if answer.body["status"] in ("done", "error"):
                 return answer.body  # type: ignore[no-any-return]
