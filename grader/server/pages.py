@@ -228,6 +228,29 @@ async def staff_override(request: Request) -> Response:
     return RedirectResponse(f"/staff/students/{quote(student, safe='')}", status_code=303)
 
 
+async def staff_similarity(request: Request) -> Response:
+    """The similarity report, written afresh into the state folder; its pages are numbered, never named
+    after a student, and only those names are served."""
+    import re
+
+    from starlette.concurrency import run_in_threadpool
+
+    from grader.server.views import write_similarity
+
+    caller = _caller(request)
+    if caller is None or not caller.staff:
+        return RedirectResponse("/", status_code=303)
+    server = request.app.state.server
+    out = server.state.folder / "reports"
+    name = request.path_params.get("page", "")
+    if not name:
+        await run_in_threadpool(write_similarity, server.state, server.exercises, server.rules, out)
+        return RedirectResponse("/staff/similarity/index.html", status_code=303)
+    if not re.fullmatch(r"index\.html|pairs/\d{1,6}\.html", name) or not (out / "similarity" / name).is_file():
+        return page(request, "message.html.j2", 404, title="Not found", message="No such page.")
+    return HTMLResponse((out / "similarity" / name).read_text(encoding="utf-8"), headers=HEADERS)
+
+
 def page_routes() -> list[BaseRoute]:
     return [
         Route("/", home, methods=["GET"]),
@@ -240,4 +263,6 @@ def page_routes() -> list[BaseRoute]:
         Route("/staff/students/{student:path}", staff_student, methods=["GET"]),
         Route("/staff/regrade", staff_regrade, methods=["POST"]),
         Route("/staff/override", staff_override, methods=["POST"]),
+        Route("/staff/similarity", staff_similarity, methods=["GET"]),
+        Route("/staff/similarity/{page:path}", staff_similarity, methods=["GET"]),
     ]

@@ -120,3 +120,15 @@ def gradebook_text(book: Gradebook, applied: list[dict[str, object]], kind: str,
         (Path(folder) / CLASS_FILE).write_text(json.dumps(class_list), encoding="utf-8")
         written = output(kind).write(book, Path(folder))
         return written[0].read_text(encoding="utf-8")
+
+
+def write_similarity(state: State, exercises: Exercises, rules: CourseRules, out: Path) -> Path:
+    """The similarity report of `grader similar` on the submissions the gradebook counts: out/similarity/."""
+    from grader.similarity.batch_output import write
+
+    book, _ = build_gradebook(state, exercises, rules)
+    stored = {cell.run_id: submission.file for cell in book.cells.values()
+              if (submission := state.get(cell.run_id)) is not None}
+    cells = {key: replace(cell, file=stored.get(cell.run_id)) for key, cell in book.cells.items()}
+    specs = [exercises.get(row.id)[0] for row in book.exercises]
+    return write(replace(book, cells=cells), out, submissions=state.folder, exercises=specs)[0]

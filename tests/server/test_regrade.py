@@ -34,3 +34,34 @@ def test_a_regrade_grades_only_what_changed_and_keeps_a_tas_override(served: Ser
     assert applied[("bob", "add")]["override"] == {"score": 3.0, "reason": "partial credit", "by": "prof",
                                                    "at": applied[("bob", "add")]["override"]["at"]}
     assert applied[("bob", "add")]["graded_score"] == 0.0 and "override" not in applied[("alice", "add")]
+
+
+SHARED = """\
+def shout(line):
+    words = []
+    for word in line.split(" "):
+        letters = []
+        for letter in word:
+            letters.append(letter.upper())
+        words.append("".join(letters))
+    return " ".join(words)
+
+
+text = input()
+result = shout(text)
+print(result)
+"""
+
+
+def test_staff_see_the_similarity_report_of_the_submissions_that_count(served: Served) -> None:
+    alice, bob, staff = served.token("alice"), served.token("bob"), served.token("prof", staff=True)
+    served.start("--workers", "1")
+    for token, code in ((alice, SHARED), (bob, SHARED.replace("letters", "chars").replace("text", "given"))):
+        served.wait(token, served.submit(token, "shout", code).body["id"])
+    index = served.call("GET", "/staff/similarity", staff)
+    assert index.status == 200 and "alice" in index.body and "bob" in index.body, index.body
+    assert "pairs/1.html" in index.body
+    assert served.call("GET", "/staff/similarity/pairs/1.html", staff).status == 200
+    assert served.call("GET", "/staff/similarity/../state.sqlite", staff).status == 404
+    as_student = served.call("GET", "/staff/similarity", alice).body
+    assert "pairs/1.html" not in as_student and "Your submissions" in as_student  # sent to her own page
