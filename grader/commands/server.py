@@ -32,7 +32,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
                                                                  "(the roster `grader batch --roster` reads)")
     serve.add_argument("--database", metavar="URL", help="a PostgreSQL database instead of the state folder's "
                                                         "SQLite (not supported yet)")
-    serve.add_argument("--cluster", metavar="ADDRESS", help="grade on a Dask cluster (not supported yet)")
+    serve.add_argument("--cluster", metavar="ADDRESS", type=_address,
+                       help="grade on a Dask cluster: tcp://HOST:PORT, or local:N to start N local workers "
+                            "(pip install 'yaml-grader[dask]')")
     serve.add_argument("--insecure-cookies", action="store_true",
                        help="sign-in cookies without the Secure flag (a server reached over plain HTTP on a "
                             "name other than localhost)")
@@ -76,6 +78,15 @@ def _positive(text: str) -> int:
     return value
 
 
+def _address(text: str) -> str:
+    from grader.batch.cluster import check_address
+
+    try:
+        return check_address(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not tcp://HOST:PORT nor local:N: {text!r}") from None
+
+
 def run_token(args: argparse.Namespace) -> ExitCode:
     from grader.server.state import State
     from grader.server.tokens import issue
@@ -103,8 +114,6 @@ def run_serve(args: argparse.Namespace) -> ExitCode:
         raise UsageError("--state DIR is needed: the folder of the server's database and hand-ins")
     if args.database:
         raise UsageError("--database: PostgreSQL is not supported yet; the state folder's SQLite database is")
-    if args.cluster:
-        raise UsageError("--cluster: a Dask cluster is not supported by grader serve yet; use --workers")
     try:
         import uvicorn
     except ImportError:
@@ -113,7 +122,7 @@ def run_serve(args: argparse.Namespace) -> ExitCode:
     from grader.batch.pool import default_workers
     from grader.course import COURSE_FILE, Course
     from grader.server.app import Server, make_app
-    from grader.server.queue import Exercises, GradingLoop
+    from grader.server.queue import DaskGradingLoop, Exercises, GradingLoop
     from grader.server.rules import load_rules
     from grader.server.state import State
 
@@ -121,8 +130,10 @@ def run_serve(args: argparse.Namespace) -> ExitCode:
     rules = load_rules(course.exercises_dir.parent / COURSE_FILE)
     state = State(args.state)
     exercises = Exercises(course)
-    workers = args.workers or default_workers()
-    loop = GradingLoop(state, exercises, workers)
+    if args.cluster:
+        loop: GradingLoop = DaskGradingLoop(state, exercises, args.cluster)
+    else:
+        loop = GradingLoop(state, exercises, args.workers or default_workers())
     server = Server(state, exercises, rules, loop, args.max_upload * 1024, _class_list(args.roster, state),
                     secure_cookies=not args.insecure_cookies)
     config = uvicorn.Config(make_app(server), host=args.host, port=args.port, log_level="warning",
@@ -135,7 +146,7 @@ def run_serve(args: argparse.Namespace) -> ExitCode:
         sockets[0].listen(web.config.backlog)  # listening before the line that says where: clients may come at once
         host, port = sockets[0].getsockname()[:2]
         print(f"Serving {course.exercises_dir} on http://{host}:{port} (state in {args.state}, "
-              f"{loop.size} worker{'s' if loop.size != 1 else ''}); Ctrl-C stops", flush=True)
+              f"{loop.size} {'Dask ' if args.cluster else ''}worker{'s' if loop.size != 1 else ''}); Ctrl-C stops", flush=True)
         web.run(sockets=sockets)
     finally:
         loop.stop()

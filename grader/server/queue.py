@@ -187,5 +187,75 @@ class GradingLoop:
             self.on_change(number)
 
 
+class DaskGradingLoop(GradingLoop):
+    """The same loop, its jobs graded on the Dask cluster `--cluster` names, as `grader batch --cluster`
+    grades them (grader/batch/cluster.py): at most two per Dask worker in flight; a task Dask gave up on
+    (its workers died on it) is recorded as an error with the reason."""
+
+    def __init__(self, state: State, exercises: Exercises, address: str) -> None:
+        from grader.batch.cluster import DaskRunner
+
+        self.runner = DaskRunner(address)
+        super().__init__(state, exercises, self.runner.workers)
+        self.futures: dict[int, tuple[object, Job]] = {}
+
+    def start(self) -> None:
+        self.state.recover(RETRIES)
+        self.thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self.wake()
+        if self.thread.is_alive():
+            self.thread.join(timeout=10)
+        self.runner.close()
+
+    def _run(self) -> None:
+        from multiprocessing.connection import wait
+
+        while not self._stop.is_set():
+            try:
+                self._submit_queued()
+                if self._wake_read in wait([self._wake_read], timeout=5):
+                    os.read(self._wake_read, 4096)
+                for number, (future, job) in list(self.futures.items()):
+                    if future.done():  # type: ignore[attr-defined]
+                        del self.futures[number]
+                        self._collect(number, future, job)
+            except Exception:  # noqa: BLE001 - the loop must outlive any one submission's trouble
+                traceback.print_exc()
+                time.sleep(1)
+
+    def _submit_queued(self) -> None:
+        from grader.batch.work import grade_job
+
+        for number in self.state.queued():
+            if len(self.futures) >= 2 * self.size:
+                return
+            if number in self.futures:
+                continue
+            submission = self.state.get(number)
+            job = self._job(submission) if submission is not None else None
+            if job is None:
+                continue
+            self.state.start(number)
+            future = self.runner.client.submit(grade_job, job, pure=False)
+            future.add_done_callback(lambda _: self.wake())  # on the Dask client's thread
+            self.futures[number] = future, job
+            self._changed(number)
+
+    def _collect(self, number: int, future: object, job: Job) -> None:
+        try:
+            graded: Graded = future.result()  # type: ignore[attr-defined]
+        except Exception as error:  # noqa: BLE001 - e.g. KilledWorker
+            reason = f"the Dask task failed: {type(error).__name__}: {error}"
+            self.state.finish(number, uniform_report(job.exercise, job.label, Verdict.GRADER_ERROR, reason),
+                              job.key.exercise, reason)
+        else:
+            self.state.finish(number, graded.report, job.key.exercise)
+        future.release()  # type: ignore[attr-defined]
+        self._changed(number)
+
+
 def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
