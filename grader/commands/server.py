@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import socket
 import sys
 from pathlib import Path
 
@@ -30,11 +31,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
                        help="largest hand-in accepted, in KiB (default: 2048)")
     serve.add_argument("--roster", metavar="CSV", type=Path, help="who is who, for the LMS gradebooks "
                                                                  "(the roster `grader batch --roster` reads)")
-    serve.add_argument("--database", metavar="URL", help="a PostgreSQL database instead of the state folder's "
-                                                        "SQLite (not supported yet)")
     serve.add_argument("--cluster", metavar="ADDRESS", type=_address,
                        help="grade on a Dask cluster: tcp://HOST:PORT, or local:N to start N local workers "
                             "(pip install 'yaml-grader[dask]')")
+    serve.add_argument("--name", help="with --database: this server's name among those sharing it, the same "
+                                      "after a restart (default: HOST:PORT)")
     serve.add_argument("--insecure-cookies", action="store_true",
                        help="sign-in cookies without the Secure flag (a server reached over plain HTTP on a "
                             "name other than localhost)")
@@ -66,6 +67,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
 def _state_option(parser: argparse.ArgumentParser, required: bool = True) -> None:
     parser.add_argument("--state", metavar="DIR", type=Path, required=required,
                         help="the server's state folder: its database and every hand-in")
+    parser.add_argument("--database", metavar="URL",
+                        help="a PostgreSQL database (postgresql://...) instead of the state folder's SQLite: "
+                             "several servers may share it and the folder (pip install 'yaml-grader[postgres]')")
 
 
 def _positive(text: str) -> int:
@@ -93,7 +97,7 @@ def run_token(args: argparse.Namespace) -> ExitCode:
 
     if not args.student.strip() or any(ord(c) < 32 for c in args.student):
         raise UsageError("a student's name is printable text")
-    state = State(args.state)
+    state = State(args.state, args.database)
     print(issue(state, args.student, staff=args.staff))
     return ExitCode.OK
 
@@ -105,15 +109,13 @@ def run_tokens(args: argparse.Namespace) -> ExitCode:
 
     roster = load_roster(args.roster)
     students = [p.folder or p.login or p.email or p.sis_id or p.id for p in roster.people]
-    sys.stdout.write(issue_for_roster(State(args.state), students))
+    sys.stdout.write(issue_for_roster(State(args.state, args.database), students))
     return ExitCode.OK
 
 
 def run_serve(args: argparse.Namespace) -> ExitCode:
     if args.state is None:
         raise UsageError("--state DIR is needed: the folder of the server's database and hand-ins")
-    if args.database:
-        raise UsageError("--database: PostgreSQL is not supported yet; the state folder's SQLite database is")
     try:
         import uvicorn
     except ImportError:
@@ -128,7 +130,9 @@ def run_serve(args: argparse.Namespace) -> ExitCode:
 
     course = Course.at(args.exercises)
     rules = load_rules(course.exercises_dir.parent / COURSE_FILE)
-    state = State(args.state)
+    # Servers sharing a database are told apart by host and port: a restarted one takes back its own rows.
+    name = args.name or f"{socket.gethostname()}:{args.port}"
+    state = State(args.state, args.database, name if args.database else None)
     exercises = Exercises(course)
     if args.cluster:
         loop: GradingLoop = DaskGradingLoop(state, exercises, args.cluster)

@@ -193,7 +193,8 @@ async def get_submission(request: Request) -> Response:
         status = submission.status
         deadline = time.monotonic() + wait
         while submission is not None and submission.status == status and time.monotonic() < deadline:
-            await server.changes.wait(number, deadline - time.monotonic())
+            # Read again each second too: with a shared database, another server may have graded it.
+            await server.changes.wait(number, min(1.0, deadline - time.monotonic()))
             submission = server.state.get(number)
         assert submission is not None
     return JSONResponse(submission_json(submission, server.rules, caller.staff, time.time(),

@@ -130,9 +130,8 @@ class GradingLoop:
                     number = queued.pop(0)
                     submission = self.state.get(number)
                     job = self._job(submission) if submission is not None else None
-                    if job is None:
-                        continue  # graded here: unreadable, identical to one graded, or its spec is broken
-                    self.state.start(number)
+                    if job is None or not self.state.start(number):
+                        continue  # graded here (unreadable, identical to one graded, a broken spec), or by another server
                     self.in_flight[number] = self.workers.index(worker)
                     worker.jobs.append(job)
                     worker.conn.send(job)
@@ -236,9 +235,8 @@ class DaskGradingLoop(GradingLoop):
                 continue
             submission = self.state.get(number)
             job = self._job(submission) if submission is not None else None
-            if job is None:
+            if job is None or not self.state.start(number):
                 continue
-            self.state.start(number)
             future = self.runner.client.submit(grade_job, job, pure=False)
             future.add_done_callback(lambda _: self.wake())  # on the Dask client's thread
             self.futures[number] = future, job

@@ -1,18 +1,21 @@
-"""The server's state under `--state DIR`: state.sqlite (tokens, submissions, reports, overrides) and
-uploads/ID/ (each hand-in as it was received). A submission is on disk, fsynced, before its row is
-committed, and its row is committed (synchronous=FULL) before the client hears 202: a server killed at any
-moment loses nothing it acknowledged."""
+"""The server's state: a database (tokens, submissions, reports, overrides), state.sqlite under `--state DIR`
+or the PostgreSQL database `--database` names (several servers share it and the folder), and uploads/ID/ in
+the folder (each hand-in as it was received). A submission is on disk, fsynced, before its row is committed,
+and its row is committed (synchronous=FULL in SQLite) before the client hears 202: a server killed at any
+moment loses nothing it acknowledged. The SQL is SQLite's; `_Postgres` translates the little that differs."""
 
 from __future__ import annotations
 
 import os
 import pickle
+import socket
 import sqlite3
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from grader.errors import UsageError
 from grader.model import Report
@@ -37,6 +40,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             sha256 TEXT NOT NULL, submitted_at REAL NOT NULL,
             status TEXT NOT NULL,           -- queued, running, done, error
             attempts INTEGER NOT NULL DEFAULT 0,  -- how many times a worker was handed it
+            claimed_by TEXT,                -- the server grading it (several may share a database)
             exercise_digest TEXT,           -- what the exercise was when it was graded (regrades compare it)
             report BLOB,                    -- the pickled Report, with staff details; None until graded
             error TEXT, graded_at REAL)""",
@@ -44,7 +48,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE INDEX submissions_by_status ON submissions (status)",
         """CREATE TABLE overrides (         -- a TA's score for a student's exercise: survives regrades
             student TEXT NOT NULL, exercise TEXT NOT NULL, score REAL NOT NULL, reason TEXT NOT NULL,
-            by TEXT NOT NULL, at REAL NOT NULL, PRIMARY KEY (student, exercise))""",
+            staff_member TEXT NOT NULL, at REAL NOT NULL, PRIMARY KEY (student, exercise))""",
     ),
     (  # 2: identical hand-ins are graded once, as in a batch: found by their content
         "CREATE INDEX submissions_by_content ON submissions (sha256, exercise)",
@@ -86,25 +90,25 @@ _COLUMNS = ("id, student, exercise, file, sent_name, sha256, submitted_at, statu
 class State:
     """One connection, shared by the server's threads under a lock: SQLite writes one at a time anyway."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, database: str | None = None, name: str | None = None) -> None:
+        """`name`: who claims the rows this server grades, the same after a restart (servers sharing a
+        database have names of their own)."""
         self.folder = folder
+        self.name = name or f"{socket.gethostname()}:{folder.resolve()}"
         try:
             folder.mkdir(parents=True, exist_ok=True, mode=0o700)
             (folder / UPLOADS).mkdir(exist_ok=True, mode=0o700)
-            self.db = sqlite3.connect(folder / DATABASE, check_same_thread=False, isolation_level=None)
-        except (OSError, sqlite3.Error) as error:
+        except OSError as error:
             raise UsageError(f"cannot open the server's state in {folder}: {error}") from None
         self.lock = threading.RLock()
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=FULL")  # a commit is on disk when it returns
-        self.db.execute("PRAGMA busy_timeout=10000")
+        self.db: Any = _Postgres(database) if database else _sqlite(folder / DATABASE)
         with self.transaction():
             migrate(self.db)
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
         with self.lock:
-            self.db.execute("BEGIN IMMEDIATE")
+            self.db.execute(self.db.begin)
             try:
                 yield self.db
             except BaseException:
@@ -137,10 +141,10 @@ class State:
     def store(self, student: str, exercise: str, sent_name: str, suffix: str, data: bytes, sha256: str) -> int:
         """Write the hand-in, fsynced, then its row: the id. The file's name is the server's own."""
         with self.transaction() as db:
-            cursor = db.execute(
+            number = int(db.execute(
                 "INSERT INTO submissions (student, exercise, file, sent_name, sha256, submitted_at, status) "
-                "VALUES (?, ?, '', ?, ?, ?, 'queued')", (student, exercise, sent_name, sha256, time.time()))
-            number = int(cursor.lastrowid or 0)
+                "VALUES (?, ?, '', ?, ?, ?, 'queued') RETURNING id",
+                (student, exercise, sent_name, sha256, time.time())).fetchone()[0])
             relative = Path(UPLOADS) / str(number) / f"{exercise}{suffix}"
             _write_durably(self.folder / relative, data)
             db.execute("UPDATE submissions SET file = ? WHERE id = ?", (str(relative), number))
@@ -181,7 +185,8 @@ class State:
         """After a restart: a submission left `running` was being graded when the server died; it goes back
         to the queue while it has tries left, else it is an error. The ids put back."""
         with self.transaction() as db:
-            running = db.execute("SELECT id, attempts FROM submissions WHERE status = 'running'").fetchall()
+            running = db.execute("SELECT id, attempts FROM submissions WHERE status = 'running' AND "
+                                 "(claimed_by = ? OR claimed_by IS NULL)", (self.name,)).fetchall()
             back = [number for number, attempts in running if attempts <= retries]
             db.executemany("UPDATE submissions SET status = 'queued' WHERE id = ?", [(n,) for n in back])
             db.executemany("UPDATE submissions SET status = 'error', error = ? WHERE id = ?",
@@ -204,9 +209,11 @@ class State:
         found = next((report for file, report in rows if Path(file).suffix == suffix), None)
         return pickle.loads(found) if found else None
 
-    def start(self, number: int) -> None:
+    def start(self, number: int) -> bool:
+        """Claim a queued submission for this server's workers; False when another server took it first."""
         with self.transaction() as db:
-            db.execute("UPDATE submissions SET status = 'running', attempts = attempts + 1 WHERE id = ?", (number,))
+            return db.execute("UPDATE submissions SET status = 'running', attempts = attempts + 1, claimed_by = ? "
+                              "WHERE id = ? AND status = 'queued'", (self.name, number)).rowcount == 1
 
     def requeue(self, number: int) -> None:
         with self.transaction() as db:
@@ -227,24 +234,92 @@ class State:
     # ------------------------------------------------------------ overrides
     def set_override(self, override: Override) -> None:
         with self.transaction() as db:
-            db.execute("INSERT OR REPLACE INTO overrides VALUES (?, ?, ?, ?, ?, ?)",
+            db.execute("INSERT INTO overrides VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (student, exercise) DO UPDATE "
+                       "SET score = excluded.score, reason = excluded.reason, staff_member = excluded.staff_member, "
+                       "at = excluded.at",
                        (override.student, override.exercise, override.score, override.reason, override.by,
                         override.at))
 
     def overrides(self) -> dict[tuple[str, str], Override]:
         with self.lock:
-            rows = self.db.execute("SELECT student, exercise, score, reason, by, at FROM overrides").fetchall()
+            rows = self.db.execute("SELECT student, exercise, score, reason, staff_member, at FROM overrides").fetchall()
         return {(row[0], row[1]): Override(*row) for row in rows}
 
 
-def migrate(db: sqlite3.Connection) -> None:
-    current = int(db.execute("PRAGMA user_version").fetchone()[0])
+def migrate(db: Any) -> None:
+    """Bring the database up to the last migration, inside the caller's transaction."""
+    current = db.version()
     if current > len(MIGRATIONS):
         raise UsageError(f"the server's state was written by a newer grader (schema {current}); upgrade grader")
     for version in range(current, len(MIGRATIONS)):
         for statement in MIGRATIONS[version]:
             db.execute(statement)
-    db.execute(f"PRAGMA user_version = {len(MIGRATIONS)}")
+    db.set_version(len(MIGRATIONS))
+
+
+class _SQLite(sqlite3.Connection):
+    begin = "BEGIN IMMEDIATE"
+
+    def version(self) -> int:
+        return int(self.execute("PRAGMA user_version").fetchone()[0])
+
+    def set_version(self, version: int) -> None:
+        self.execute(f"PRAGMA user_version = {int(version)}")
+
+
+def _sqlite(path: Path) -> _SQLite:
+    try:
+        db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, factory=_SQLite)
+        db.execute("PRAGMA journal_mode=WAL")
+    except sqlite3.Error as error:
+        raise UsageError(f"cannot open the server's database {path}: {error}") from None
+    db.execute("PRAGMA synchronous=FULL")  # a commit is on disk when it returns
+    db.execute("PRAGMA busy_timeout=10000")
+    return db
+
+
+class _Postgres:
+    """A PostgreSQL connection that takes the SQLite dialect the state is written in: ? placeholders,
+    SQLite's column types. Several servers may share it: migrations and claims are transactions."""
+
+    begin = "BEGIN"
+    _TYPES = (("INTEGER PRIMARY KEY AUTOINCREMENT", "BIGSERIAL PRIMARY KEY"), (" BLOB", " BYTEA"),
+              (" REAL", " DOUBLE PRECISION"))
+
+    def __init__(self, url: str) -> None:
+        try:
+            import psycopg
+        except ImportError:
+            raise UsageError("--database needs psycopg: pip install 'yaml-grader[postgres]'") from None
+        try:
+            self.connection = psycopg.connect(url, autocommit=True)
+        except psycopg.Error as error:
+            raise UsageError(f"cannot connect to the database {url.split('@')[-1]}: {error}") from None
+
+    def execute(self, sql: str, values: tuple[object, ...] = ()) -> Any:
+        return self.connection.execute(self._translated(sql), values)
+
+    def executemany(self, sql: str, rows: list[tuple[object, ...]]) -> None:
+        with self.connection.cursor() as cursor:
+            cursor.executemany(self._translated(sql), rows)
+
+    def _translated(self, sql: str) -> str:
+        for sqlite, postgres in self._TYPES:
+            sql = sql.replace(sqlite, postgres)
+        return sql.replace("%", "%%").replace("?", "%s")
+
+    def version(self) -> int:
+        self.execute("SELECT pg_advisory_xact_lock(2029)")  # one server migrates at a time
+        self.execute("CREATE TABLE IF NOT EXISTS grader_schema (version INTEGER NOT NULL)")
+        row = self.execute("SELECT version FROM grader_schema").fetchone()
+        return int(row[0]) if row else 0
+
+    def set_version(self, version: int) -> None:
+        self.execute("DELETE FROM grader_schema")
+        self.execute("INSERT INTO grader_schema VALUES (?)", (version,))
+
+    def close(self) -> None:
+        self.connection.close()
 
 
 def _write_durably(path: Path, data: bytes) -> None:
