@@ -18,7 +18,7 @@ from pathlib import Path
 
 from grader.batch.plan import grader_version, resolve
 from grader.batch.pool import RETRIES, _start, _Worker, cores_for
-from grader.batch.work import Graded, GradingKey, Job, pack, uniform_report
+from grader.batch.work import Graded, GradingKey, Job, batch_request, pack, uniform_report
 from grader.course import Course
 from grader.errors import GraderError
 from grader.grading import grade, read_submission
@@ -29,10 +29,11 @@ from grader.server.state import State, Submission
 DIED = "the grading worker process died on this submission, twice"
 
 
-def grade_without_sandbox(exercise: Exercise, path: Path, label: str, handin: Handin) -> Report:
-    """The report of a hand-in that cannot run (unreadable, not text, an unsafe zip), graded here. The
-    server's one call of grading.grade(): its signature changes in one place."""
-    return grade(exercise, path, label=label, source=handin)
+def grade_without_sandbox(exercise: Exercise, expected: dict[str, object], path: Path, label: str,
+                          handin: Handin) -> Report:
+    """The report of a hand-in that cannot run (unreadable, not text, an unsafe zip), graded here as a batch
+    grades it. The server's one call of grading.grade()."""
+    return grade(exercise, path, batch_request(label), handin=handin, expected=expected)
 
 
 class Exercises:
@@ -41,7 +42,7 @@ class Exercises:
 
     def __init__(self, course: Course) -> None:
         self.course = course
-        self._resolved: dict[str, tuple[Exercise, str, bytes]] = {}
+        self._resolved: dict[str, tuple[Exercise, str, bytes, dict[str, object]]] = {}
         self._lock = threading.Lock()
 
     def ids(self) -> list[str]:
@@ -49,10 +50,17 @@ class Exercises:
 
     def get(self, exercise_id: str) -> tuple[Exercise, str, bytes]:
         """(the exercise, its digest, it packed for a job); a broken spec raises a GraderError."""
+        return self._get(exercise_id)[:3]
+
+    def expected(self, exercise_id: str) -> dict[str, object]:
+        """Every test's expected answer, computed once (the same values `grader check` compares with)."""
+        return self._get(exercise_id)[3]
+
+    def _get(self, exercise_id: str) -> tuple[Exercise, str, bytes, dict[str, object]]:
         with self._lock:
             if exercise_id not in self._resolved:
-                exercise, digest = resolve(self.course.load(exercise_id))
-                self._resolved[exercise_id] = exercise, digest, pack(exercise)
+                exercise, expected, digest = resolve(self.course.load(exercise_id))
+                self._resolved[exercise_id] = exercise, digest, pack(exercise, expected), expected
             return self._resolved[exercise_id]
 
     def forget(self) -> None:
@@ -153,10 +161,11 @@ class GradingLoop:
         path = self.state.path_of(submission)
         handin = read_submission(path, exercise)
         if not handin.ok:
-            self.state.finish(submission.id, grade_without_sandbox(exercise, path, label, handin), digest)
+            report = grade_without_sandbox(exercise, self.exercises.expected(submission.exercise), path, label, handin)
+            self.state.finish(submission.id, report, digest)
             self._changed(submission.id)
             return None
-        key = GradingKey(f"{submission.id}:{handin.digest()}", digest, self.version, False)
+        key = GradingKey(f"{submission.id}:{handin.digest()}", digest, self.version, True)  # every test runs
         private = self.exercises.course.private_paths(self.state.folder)
         return Job(key, packed, label, handin, private)
 
