@@ -130,6 +130,7 @@ async def accept_upload(server: Server, caller: Caller, request: Request,
     if suffix not in allowed:
         return Accepted(refusal=error(422, f"{exercise_id} takes a file ending in {', '.join(sorted(set(allowed)))}; "
                                            f"this one ends in {suffix or 'nothing'}"))
+
     def store() -> Accepted:
         with server.state.lock:  # the rate limit's count and the new row at once: two uploads never both fit
             if not caller.staff:
