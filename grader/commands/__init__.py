@@ -17,6 +17,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "platforms": ("gradescope-run",),
     "doctor": ("doctor",),
     "environment": ("env",),
+    "server": ("serve", "submit"),
 }
 
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 from importlib.resources import files
 
-NAMES = ("exercise", "report", "grades", "mutants", "gradescope-results", "prairielearn-results", "github-classroom-results")
+NAMES = ("exercise", "report", "grades", "mutants", "gradescope-results", "prairielearn-results",
+         "github-classroom-results", "server-api")
 
 
 def schema_text(name: str) -> str:
