@@ -8,7 +8,7 @@ from pathlib import Path
 
 from grader.errors import UsageError
 from grader.forms.given import Generated
-from grader.model import Exercise
+from grader.model import Exercise, Test
 
 SKIPPED = {"__pycache__", ".pytest_cache"}
 
@@ -33,9 +33,9 @@ def course_files(exercises: list[Exercise]) -> dict[str, Path]:
 
 def named_files(exercise: Exercise) -> set[Path]:
     """The course's own code the exercise's tests run: checker files and generators, beside the spec."""
-    named: set[Path] = set()
-    for test in exercise.tests:
-        if test.checker.name == "custom":
-            named.add(Path(str(dict(test.checker.args)["file"])))
-        named.update(value.source for _, value in test.given if isinstance(value, Generated))
-    return named
+    return {path for test in exercise.tests for path in test_files(test)}
+
+
+def test_files(test: Test) -> list[Path]:
+    files = [Path(str(dict(test.checker.args)["file"]))] if test.checker.name == "custom" else []
+    return files + [value.source for _, value in test.given if isinstance(value, Generated)]

@@ -40,7 +40,7 @@ def test_export_needs_exactly_one_of_student_and_gradescope(tmp_path: Path) -> N
     for result in (neither, both, match_alone):
         assert result.returncode == 2
         assert result.stderr.startswith("usage: grader export")
-    assert "one of --student DIR or --gradescope ZIP" in neither.stderr
+    assert "one of --student DIR, --gradescope ZIP, --prairielearn DIR or --github-classroom DIR" in neither.stderr
 
 
 def test_export_refuses_to_overwrite_a_zip_without_force(tmp_path: Path) -> None:
