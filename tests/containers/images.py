@@ -53,7 +53,7 @@ def base_image(system: System) -> tuple[str, float]:
     """The system's image, built with debootstrap when no image has this recipe; returns (tag, seconds spent)."""
     tag = f"{REPOSITORY}/{system.name}:{digest(system.recipe())}"
     if image_exists(tag):
-        return tag, 0.0
+        return with_host_cas(tag), 0.0
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix=f"grader-{system.name}-", dir="/var/tmp") as work:
         rootfs = Path(work) / "rootfs"
@@ -70,7 +70,27 @@ def base_image(system: System) -> tuple[str, float]:
         tar = subprocess.Popen(["tar", "-C", str(rootfs), "-c", "."], stdout=subprocess.PIPE)
         subprocess.run(["docker", "import", "-", tag], stdin=tar.stdout, check=True, capture_output=True)
         assert tar.wait() == 0
-    return tag, time.monotonic() - started
+    return with_host_cas(tag), time.monotonic() - started
+
+
+HOST_CAS = Path("/usr/local/share/ca-certificates")
+
+
+def with_host_cas(tag: str) -> str:
+    """The image trusting the certificate authorities this host added (a TLS-inspecting egress proxy), so that
+    apt, pip and npm in it reach the registries as the host does; the image itself when there are none."""
+    cas = sorted(HOST_CAS.glob("*.crt")) if HOST_CAS.is_dir() else []
+    if not cas:
+        return tag
+    derived = f"{tag}-cas-{digest(tag, *(ca.read_bytes() for ca in cas))}"
+    with tempfile.TemporaryDirectory() as context:
+        for ca in cas:
+            shutil.copyfile(ca, Path(context) / ca.name)
+        (Path(context) / "Dockerfile").write_text(
+            f"FROM {tag}\nCOPY *.crt /usr/local/share/ca-certificates/\nRUN update-ca-certificates\n"
+            "ENV PIP_CERT=/etc/ssl/certs/ca-certificates.crt\n")
+        build(derived, Path(context))
+    return derived
 
 
 def build(tag: str, context: Path) -> float:
