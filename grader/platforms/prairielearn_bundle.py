@@ -33,6 +33,9 @@ def write_prairielearn_bundle(exercises: list[Exercise], root: Path, *, force: b
     setup = root / "setup.sh"
     setup.write_bytes((files("grader.platforms") / "gradescope_files" / "setup.sh").read_bytes())
     setup.chmod(0o755)
+    entrypoint = root / ENTRYPOINT
+    entrypoint.write_text(ENTRYPOINT_SCRIPT, encoding="utf-8")
+    entrypoint.chmod(0o755)
     (root / "Dockerfile").write_text(DOCKERFILE, encoding="utf-8")
     (root / "README.md").write_text(_readme(exercises), encoding="utf-8")
     return PrairieLearnBundle(root, [e.id for e in exercises], wheel)
@@ -40,10 +43,18 @@ def write_prairielearn_bundle(exercises: list[Exercise], root: Path, *, force: b
 
 def grading_options(exercise_id: str, image: str = "YOUR-ACCOUNT/grader") -> dict[str, object]:
     """A question's externalGradingOptions: the entrypoint is executed without a shell, as written."""
-    return {"enabled": True, "image": image, "entrypoint": f"grader prairielearn-run {exercise_id}",
+    return {"enabled": True, "image": image, "entrypoint": f"{HOME}/{ENTRYPOINT} {exercise_id}",
             "timeout": TIMEOUT}
 
 
+ENTRYPOINT = "grade"
+# PrairieLearn starts the entrypoint as the container's first process (PID 1): the grader runs as this
+# script's child, not as PID 1 itself, where it could not set up its sandbox ("No such process").
+ENTRYPOINT_SCRIPT = """\
+#!/bin/bash
+# The question's entrypoint: grade ID grades /grade/student/ into /grade/results/results.json.
+/usr/local/bin/grader prairielearn-run "$@"
+"""
 DOCKERFILE = f"""\
 # PrairieLearn's external grader for this course: docker build -t YOUR-ACCOUNT/grader . && docker push ...
 # BASE may be any Debian or Ubuntu image with python3 (3.10 or newer).
@@ -77,7 +88,8 @@ lands in `/grade/student/`):
 {example}
 ```
 
-The entrypoint runs without a shell: `grader prairielearn-run ID` finds the student's file in `/grade/student/`,
+PrairieLearn runs the entrypoint without a shell, and `{HOME}/{ENTRYPOINT} ID` needs none: it runs
+`grader prairielearn-run ID`, which finds the student's file in `/grade/student/`,
 grades it and writes `/grade/results/results.json` itself, and exits 0 also when it cannot grade (the job is
 then not gradable, so the student keeps the attempt). Exercises in this image:
 

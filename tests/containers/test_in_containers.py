@@ -225,6 +225,8 @@ def test_a_prairielearn_job_is_graded_through_the_entrypoint_without_a_shell(pra
         record_time(f"prairielearn job, {name} submission (--cpus 0.9)", time.monotonic() - started)
         assert results is not None, f"{name}: the job gave no results (non-zero exit or over the timeout)"
         assert problems("prairielearn-results", results) == [], results
+        if "sandbox set-up failed" in json.dumps(results):  # the entrypoint is the container's PID 1
+            pytest.fail(f"the sandbox could not start with the grader as PID 1: {json.dumps(results)[:1500]}")
         if verdict == "syntax_error":
             assert results["gradable"] is False  # the student keeps the attempt
             continue
