@@ -45,7 +45,7 @@ CORRECT = (REFERENCE / "count-queens" / "accepted" / "plain_sets.py").read_text(
 ANY_QUEENS = (REFERENCE / "any-queens" / "accepted" / "constructive.py").read_text()
 SUBMISSIONS = {  # name: (count-queens.py, or None when missing; the verdict expected)
     "correct": (CORRECT, "passed"),
-    "wrong": ("def count_queens(n):\n    return n\n", "wrong_answer"),
+    "wrong": ("def count_queens(n):\n    return -1\n", "wrong_answer"),
     "syntax-error": ("def count_queens(n:\n", "syntax_error"),
     "missing": (None, "missing"),
     "looping": ("def count_queens(n):\n    while True:\n        pass\n", "timeout"),
@@ -232,7 +232,7 @@ def test_a_prairielearn_job_is_graded_through_the_entrypoint_without_a_shell(pra
             continue
         assert results["gradable"] is True and (results["score"] == 1.0) == (verdict == "passed"), results
         assert verdict in results["message"], results
-        assert "uid" in results["isolation"], results
+        assert verdict == "missing" or "uid" in results["isolation"], results  # nothing ran for a missing file
 
 
 # ---------------------------------------------------------------- GitHub Classroom
