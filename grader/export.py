@@ -18,8 +18,8 @@ from grader.expected import ExpectationError, expected_values
 from grader.forms import form_of
 from grader.kinds import kind_of
 from grader.forms.given import Generated
-from grader.platforms.course_files import test_files
 from grader.model import MISSING, CalibrationRule, CheckerSpec, Exercise, Limits, Rule, Test
+from grader.platforms.course_files import test_files
 from grader.records import record
 from grader.spec import load_exercise
 
