@@ -61,6 +61,8 @@ def verdict_for(test: Test, result: RunResult) -> tuple[Verdict | None, str, str
     limit, form = test.limits, form_of(test)
     if result.sandbox_error:
         return Verdict.GRADER_ERROR, result.sandbox_error, ""
+    if result.fault is Fault.OUT_OF_MEMORY:  # first: at the limit, the kernel's reclaiming burns CPU time too
+        return Verdict.MEMORY_LIMIT, f"ran out of memory (limit {limit.memory} MiB)", result.traceback
     if result.timing is not Timing.IN_TIME:
         if result.timing is Timing.STOPPED_WALL and result.cpu_seconds < limit.cpu:
             used = (f"stopped after {result.wall_seconds:.2f} s of wall-clock time, most of it waiting or "
@@ -73,8 +75,6 @@ def verdict_for(test: Test, result: RunResult) -> tuple[Verdict | None, str, str
         return Verdict.TIMEOUT, f"time limit exceeded{where}: {used}", ""
     if result.output_truncated:
         return Verdict.OUTPUT_LIMIT, f"printed more than {limit.output} KiB", ""
-    if result.fault is Fault.OUT_OF_MEMORY:
-        return Verdict.MEMORY_LIMIT, f"ran out of memory (limit {limit.memory} MiB)", result.traceback
     if result.fault is not Fault.NONE and not (form.judges_raise and result.fault is Fault.RAISED):
         label = result.error_type if result.fault is Fault.RAISED else FAULT_LABELS[result.fault]
         message = f"{label}: {result.error_message}" if result.error_message else label

@@ -70,7 +70,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
                              f"(gradebook-KIND.csv)")
     parser.add_argument("--assignment", metavar="ID=NAME", action="append", default=None, type=_assignment,
                         help="the LMS assignment an exercise's column is for (repeatable; default: its title)")
-    parser.add_argument("--all", action="store_true", help="run big tests even after a small test failed")
+    parser.add_argument("--all", action="store_true",
+                        help="accepted for old scripts: a batch is a grade, and runs every test anyway")
     parser.add_argument("--regrade", action="store_true", help="grade everything again, ignoring stored results")
     parser.add_argument("--per-test", action="store_true",
                         help="end with the pass rate of every test too, not only one row per exercise")
@@ -174,7 +175,7 @@ def run_batch(args: argparse.Namespace) -> ExitCode:
         workers=args.workers or default_workers(), cluster=args.cluster,
         rule=NameRule(tuple(args.match)) if args.match else NameRule(), layout=args.layout,
         only=tuple(args.only or ()),
-        outputs=args.outputs, run_all=args.all, regrade=args.regrade)
+        outputs=args.outputs, regrade=args.regrade)
     # soft_wrap: a log line stays one line (and greppable) when the output is not a terminal.
     out = Console(highlight=False, emoji=False, soft_wrap=True)
     err = Console(stderr=True, highlight=False, emoji=False, soft_wrap=True)

@@ -11,7 +11,7 @@ import pickle
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from grader.cache import cache_dir, key_hash, write_atomically
+from grader.cache import cache_dir, keep, key_hash
 from grader.model import Test
 from grader.records import record
 
@@ -116,7 +116,7 @@ def _made_value(generated: Generated) -> tuple[object, str]:
     data = _read_bytes(path)
     if data is None:
         data = pickle.dumps(_generate(generated, source), protocol=pickle.HIGHEST_PROTOCOL)
-        write_atomically(path, data)
+        keep(path, data)
     value = pickle.loads(data)  # the grader's own cache folder (0700), hidden from every sandbox
     _made[key] = (value, key_hash(data).hexdigest())
     return _made[key]
