@@ -3,18 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import field
-from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from grader.compat import StrEnum
 from grader.records import record
-
-try:
-    from enum import StrEnum
-except ImportError:  # Python 3.10, the python3 of Ubuntu 22.04 (Gradescope's default image)
-    class StrEnum(str, Enum):  # type: ignore[no-redef]
-        def __str__(self) -> str:
-            return str(self.value)
 
 if TYPE_CHECKING:  # each lives with its test form
     from grader.forms.program_io import ProgramIO

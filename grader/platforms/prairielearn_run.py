@@ -12,7 +12,7 @@ from pathlib import Path
 from grader.batch.discover import NameRule, discover, extension
 from grader.batch.work import uniform_report
 from grader.course import Course
-from grader.grading import grade
+from grader.grading import GradingRequest, Pace, grade
 from grader.model import Verdict
 from grader.outputs.prairielearn import prairielearn_results
 from grader.records import record
@@ -51,8 +51,8 @@ def grade_job(where: JobRoot, course: Course, exercise_id: str, rule: NameRule) 
             report = uniform_report(exercise, label, Verdict.RUNTIME_ERROR, found.refused)
         else:
             label = found.path.relative_to(folder).as_posix()
-            report = grade(exercise, found.path, label=label,
-                           private_paths=course.private_paths(where.root.resolve()))
+            report = grade(exercise, found.path, GradingRequest(
+                Pace.EVERY_TEST, private_paths=course.private_paths(where.root.resolve()), label=label))
     return prairielearn_results(report)
 
 
