@@ -12,7 +12,7 @@ from grader.expected import ExpectationError, expected_values
 from grader.kinds import kind_of
 from grader.handins.base import Context, Handin
 from grader.model import Exercise, Outcome, Report, RunResult, Test, Verdict
-from grader.outputs.text import bounded
+from grader.text import bounded
 from grader.records import record
 from grader.rules import check_rules
 from grader.running import SubmissionRun

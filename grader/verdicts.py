@@ -7,7 +7,7 @@ from collections.abc import Callable
 from grader.checkers import CheckerError
 from grader.forms import form_of
 from grader.model import Fault, Outcome, RunResult, Test, Timing, Verdict
-from grader.outputs.text import bounded
+from grader.text import bounded
 from grader.replies import BUILTIN_EXCEPTIONS, OWN_CLASS
 
 # How a fault the grader observed is named in feedback (a raised exception is named by its class).

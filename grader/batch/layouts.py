@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.errors import UsageError
-from grader.outputs.text import escape_controls
+from grader.text import escape_controls
 from grader.records import record
 
 # Folders that archive tools, editors and version control leave beside (or inside) real student folders.

@@ -4,9 +4,8 @@ submission, one job per distinct key, and the reports that need no sandbox (miss
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import partial
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from grader.batch.discover import ClassFolder, NameRule, extension
@@ -15,16 +14,9 @@ from grader.batch.work import GradingKey, Job, batch_request, pack, uniform_repo
 from grader.errors import SpecError, SpecProblem
 from grader.expected import ExpectationError, expected_values
 from grader.grading import grade, read_submission
-from grader.handins import Context
+from grader.handins import Context, Handin
 from grader.model import Exercise, Report, Verdict
-from grader.platforms import DISTRIBUTION
-
-
-def grader_version() -> str:
-    try:
-        return version(DISTRIBUTION)
-    except PackageNotFoundError:
-        return "unknown"
+from grader.version import grader_version
 
 
 @dataclass
@@ -69,7 +61,7 @@ def make_plan(folder: ClassFolder, exercises: list[Exercise], *,
                     f"batch's --match rule accepts)")
             else:
                 context = Context(exercise, rule, helpers_of(folder, student, found.path))
-                handin = read_submission(found.path, exercise, context)
+                handin = _read_guarded(found.path, exercise, context)
                 if not handin.ok:
                     # Unreadable, binary, huge, not Python text, an unsafe zip: grade() says so, running nothing.
                     row_key = key("unreadable:" + handin.digest())
@@ -82,6 +74,16 @@ def make_plan(folder: ClassFolder, exercises: list[Exercise], *,
                         plan.jobs[row_key] = Job(row_key, packed, found.label, handin, private_paths)
             plan.rows.append(SubmissionRow(student, exercise.id, file, row_key))
     return plan
+
+
+def _read_guarded(path: Path, exercise: Exercise, context: Context) -> Handin:
+    """The hand-in as read for grading; a reader's failure (a bug, a file built to break it) is this
+    student's verdict, never the end of the class's batch."""
+    try:
+        return read_submission(path, exercise, context)
+    except Exception as error:  # noqa: BLE001 - one student's file must not stop everyone's grading
+        why = f"the hand-in could not be read: {type(error).__name__}"
+        return Handin(source="", refused=why, refused_verdict=Verdict.RUNTIME_ERROR)
 
 
 def resolve(exercise: Exercise) -> tuple[Exercise, dict[str, object], str]:

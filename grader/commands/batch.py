@@ -222,7 +222,7 @@ def run_batch(args: argparse.Namespace) -> ExitCode:
 def _describe_class(batch: Batch, err: Console) -> None:
     from rich.text import Text
 
-    from grader.outputs.text import escape_controls
+    from grader.text import escape_controls
 
     folder, plan = batch.folder, batch.plan
     assert folder is not None and plan is not None
@@ -268,7 +268,7 @@ def _write_class_list(batch: Batch, roster: Roster | None, assignments: dict[str
 def _describe_roster(known: dict[str, Any], err: Console) -> None:
     from rich.text import Text
 
-    from grader.outputs.text import escape_controls
+    from grader.text import escape_controls
 
     unknown = [str(p["student"]) for p in known["unknown"]]
     unmatched = [str(p["folder"] or p["name"] or p["id"]) for p in known["roster"] if p["status"] == "no hand-in"]

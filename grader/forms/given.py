@@ -18,7 +18,7 @@ from grader.records import record
 if TYPE_CHECKING:
     import yaml
 
-    from grader.kinds.base import SpecReader
+    from grader.spec_reader import SpecReader
 
 GENERATORS = "generators.py"  # beside the exercise specs
 _made: dict[str, tuple[object, str]] = {}  # content key -> (value, digest of its data), this process

@@ -10,7 +10,7 @@ from pathlib import Path
 from grader.batch.gradebook import Gradebook
 from grader.outputs import Output
 from grader.outputs.files import write_atomic
-from grader.outputs.text import points
+from grader.text import points
 
 FILE = "gradebook.csv"
 # A spreadsheet runs a cell that starts with one of these as a formula: a student's folder name must not,

@@ -12,7 +12,7 @@ import time
 from datetime import datetime
 from pathlib import Path
 
-from grader.batch.plan import grader_version
+from grader.version import grader_version
 from grader.batch.discover import Found, NameRule, discover, extension
 from grader.batch.work import uniform_report
 from grader.course import Course

@@ -241,3 +241,19 @@ def test_a_memory_bomb_is_a_memory_limit_under_a_one_second_cpu_limit(tmp_path: 
                      "--all").json()
     verdicts = [t["verdict"] for t in report["tests"]]
     assert verdicts == ["memory_limit"] * len(verdicts), [(t["verdict"], t["feedback"]) for t in report["tests"]]
+
+
+def test_a_hand_in_that_breaks_its_reader_is_that_students_verdict_and_the_class_is_graded(tmp_path: Path) -> None:
+    good, bad = tmp_path / "class" / "good", tmp_path / "class" / "bad" / "count-queens"
+    good.mkdir(parents=True)
+    bad.mkdir(parents=True)
+    shutil.copy(REFERENCE / "count-queens" / "accepted" / "plain_sets.py", good / "count-queens.py")
+    shutil.copy(REFERENCE / "count-queens" / "accepted" / "plain_sets.py", bad / "count_queens.py")
+    (bad / "loop.py").symlink_to("loop.py")  # a folder hand-in with a link to itself
+    result = run_cli("batch", tmp_path / "class", "--only", "count-queens", "--out", tmp_path / "out",
+                     "--outputs", "json")
+    assert result.returncode == 0, result.stderr  # the batch did its job: every student has a grade
+    grades = {s["student"]: s["exercises"]["count-queens"] for s in
+              json.loads((tmp_path / "out" / "grades.json").read_text())["students"]}
+    assert grades["good"]["score"] == 6
+    assert grades["bad"]["score"] == 0 and grades["bad"]["verdict"] == "runtime_error"
