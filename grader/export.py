@@ -19,6 +19,7 @@ from grader.forms import form_of
 from grader.kinds import kind_of
 from grader.forms.given import Generated
 from grader.model import MISSING, CalibrationRule, CheckerSpec, Exercise, Limits, Rule, Test
+from grader.platforms.course_files import test_files
 from grader.records import record
 from grader.spec import load_exercise
 
@@ -204,9 +205,9 @@ def export_student_bundle(exercises: list[Exercise], root: Path, *, force: bool 
 def _copy_course_files(tests: tuple[Test, ...], folder: Path) -> None:
     """The course's own code the visible tests name (a checker file, generators.py), beside the bundle's specs."""
     for test in tests:
-        sources = [Path(str(dict(test.checker.args)["file"]))] if test.checker.name == "custom" else []
-        sources += [value.source for _, value in test.given if isinstance(value, Generated)]
-        for source in sources:
+        for source in test_files(test):
+            if not source.is_file():
+                raise UsageError(f"test '{test.name}' names {source.name}, which is not in {source.parent}")
             shutil.copyfile(source, folder / source.name)
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 from dataclasses import replace
-from enum import StrEnum
 from pathlib import Path
 
+from grader.compat import StrEnum
 from grader.environment import report_note
 from grader.expected import ExpectationError, expected_values
 from grader.kinds import kind_of

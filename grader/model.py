@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import field
-from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from grader.compat import StrEnum
 from grader.records import record
 
 if TYPE_CHECKING:  # each lives with its test form

@@ -20,10 +20,13 @@ IGNORED_FOLDERS = {"__MACOSX", "__pycache__", "node_modules", "venv"}
 MAX_DEPTH = 6
 MAX_ENTRIES = 2000
 
-# Canvas "Download Submissions": <sortable name>[_LATE]_<user id>_<submission id>_<the student's file name>.
-CANVAS_FILE = re.compile(r"(?P<login>[^_/]+?)(?P<late>_LATE)?_(?P<user>\d+)_(?P<attachment>\d+)_(?P<file>.+)")
-# Canvas renames a resubmitted file name.py to name-1.py, name-2.py...
-CANVAS_RESUBMITTED = re.compile(r"(?P<stem>.+)-\d+(?P<suffix>\.[^.]+)")
+# Canvas "Download Submissions" (canvas-lms lib/content_zipper.rb): <sortable name, lower-cased, `_` kept>
+# [_LATE, `_late` before 2018]_<user id, or anon_<anonymous id> with no name when grading is anonymous>
+# _<attachment id>_<the student's file name>.
+CANVAS_FILE = re.compile(r"(?:(?P<login>[^/]+?)_)??(?:(?P<late>(?i:late))_)?"
+                         r"(?:anon_(?P<anonymous>[A-Za-z0-9]+)|(?P<user>\d+))_(?P<attachment>\d+)_(?P<file>[^/]+)")
+# Canvas renames a resubmitted file name.py to name-1.py, name-2.py...: the highest number is the latest.
+CANVAS_RESUBMITTED = re.compile(r"(?P<stem>.+)-(?P<revision>\d+)(?P<suffix>\.[^.]+)")
 # Moodle "Download all submissions": <full name>_<participant id>_assignsubmission_<plugin>_ (a folder each),
 # or the same prefix on every file when the download is not in folders.
 MOODLE_NAME = re.compile(r"(?P<name>.+?)_(?P<id>\d+)_assignsubmission_(?P<plugin>[a-z]+)_(?P<file>.*)")
@@ -39,6 +42,7 @@ class Candidate:
     names: tuple[str, ...]  # the name to match, then looser forms of it (a platform's renaming undone)
     depth: int = 0  # folders between the student's folder and the file
     late: bool = False
+    revision: int = 0  # a platform's resubmission number (Canvas's name-1.py): the highest is graded
 
 
 @dataclass
@@ -126,18 +130,24 @@ def github_classroom(root: Path) -> list[HandIn]:
 
 # ---------------------------------------------------------------- flat downloads (Canvas, Moodle)
 def canvas(root: Path) -> list[HandIn]:
+    """Flat files, one prefix per student: by user id, or by anonymous id when grading is anonymous (the
+    student is then `anon_<id>`, and a roster's `participant` column tells who it is)."""
     people: dict[str, HandIn] = {}
     for path in sorted(root.iterdir()):
         match = CANVAS_FILE.fullmatch(path.name)
-        if _hidden(path.name) or not match:
+        if _hidden(path.name) or not match or path.is_dir():
             continue
-        user = match["user"]
-        hand_in = people.setdefault(user, HandIn(match["login"], ids={"id": user}))
+        if match["anonymous"]:
+            key, ids = f"anon_{match['anonymous']}", {"participant": match["anonymous"]}
+        else:
+            key, ids = match["user"], {"id": match["user"]}
+        hand_in = people.setdefault(key, HandIn(match["login"] or key, ids=ids))
         name = match["file"]
-        names = list(loose_names(name))
+        names, revision = list(loose_names(name)), 0
         if resubmitted := CANVAS_RESUBMITTED.fullmatch(name):
             names.append(resubmitted["stem"] + resubmitted["suffix"])
-        hand_in.files.append(Candidate(path, tuple(names), late=bool(match["late"])))
+            revision = int(resubmitted["revision"])
+        hand_in.files.append(Candidate(path, tuple(names), late=bool(match["late"]), revision=revision))
     return _distinct(list(people.values()))
 
 
@@ -147,7 +157,9 @@ def moodle(root: Path) -> list[HandIn]:
         match = MOODLE_NAME.fullmatch(path.name)
         if _hidden(path.name) or not match:
             continue
-        hand_in = people.setdefault(match["id"], HandIn(match["name"], boundary=root, ids={"id": match["id"]}))
+        # The number is the assignment's participant id (assign_user_mapping), not the user id.
+        hand_in = people.setdefault(match["id"], HandIn(match["name"], boundary=root,
+                                                        ids={"participant": match["id"]}))
         if match["file"]:  # not in folders: the prefix is on the file itself
             hand_in.files.append(Candidate(path, loose_names(match["file"])))
         elif path.is_symlink():
@@ -207,7 +219,8 @@ def _distinct(people: list[HandIn]) -> list[HandIn]:
         counts[hand_in.student] = counts.get(hand_in.student, 0) + 1
     for hand_in in people:
         if counts[hand_in.student] > 1:
-            tag = hand_in.ids.get("id") or hand_in.ids.get("sis_id") or hand_in.ids.get("email") or ""
+            tag = (hand_in.ids.get("id") or hand_in.ids.get("participant") or hand_in.ids.get("sis_id")
+                   or hand_in.ids.get("email") or "")
             hand_in.student = f"{hand_in.student}_{tag}"
     return people
 

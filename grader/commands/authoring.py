@@ -65,12 +65,17 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     importer = command("import", "turn a lesson (JSON) into exercises and their accepted references", run_import)
     importer.add_argument("lesson", metavar="LESSON.json", help="the lesson file")
     importer.add_argument("--force", action="store_true", help="overwrite exercises that exist")
-    export = command("export", "write a bundle: for students (statements, starter code, visible tests, hints) "
-                               "or Gradescope's autograder zip", run_export)
-    # One of the two, checked in run_export: the CLI's stand-in parsers have no argument groups.
+    export = command("export", "write a bundle: for students (statements, starter code, visible tests, hints), "
+                               "Gradescope's autograder zip, PrairieLearn's grader image or a GitHub Classroom "
+                               "template", run_export)
+    # One of them, checked in run_export: the CLI's stand-in parsers have no argument groups.
     export.add_argument("--student", metavar="DIR", help="the folder to write the student bundle to")
     export.add_argument("--gradescope", metavar="ZIP", help="the autograder zip to write (setup.sh, "
                                                             "run_autograder, exercises, references, the grader)")
+    export.add_argument("--prairielearn", metavar="DIR", help="the folder to write PrairieLearn's external "
+                                                              "grader image to (a Docker build context)")
+    export.add_argument("--github-classroom", metavar="DIR", help="the folder to write a GitHub Classroom "
+                                                                  "template repository to")
     export.add_argument("ids", metavar="ID", nargs="*", help="exercise ids (default: every exercise)")
     export.add_argument("--match", metavar="TEMPLATE", action="append", default=None,
                         help="--gradescope: file-name rule for submissions, as `grader batch --match`")
@@ -282,14 +287,17 @@ def run_export(args: argparse.Namespace) -> ExitCode:
     from grader.course import Course
     from grader.export import export_student_bundle
 
-    if bool(args.student) == bool(args.gradescope):
-        args.parser.error("give one of --student DIR or --gradescope ZIP")
+    targets = [args.student, args.gradescope, args.prairielearn, args.github_classroom]
+    if sum(bool(target) for target in targets) != 1:
+        args.parser.error("give one of --student DIR, --gradescope ZIP, --prairielearn DIR or --github-classroom DIR")
+    if args.match and not args.gradescope:
+        args.parser.error("--match is for --gradescope")
     course = Course.at(args.exercises)
     exercises = course.load_all(_selected(course, args.ids), as_written=True)
     if args.gradescope:
         return _export_gradescope(exercises, args)
-    if args.match:
-        args.parser.error("--match is for --gradescope")
+    if args.prairielearn or args.github_classroom:
+        return _export_folder(exercises, args)
     bundle = export_student_bundle(exercises, Path(args.student), force=args.force)
     console = _console()
     for line in bundle.lines():
@@ -313,6 +321,29 @@ def _export_gradescope(exercises: list[Exercise], args: argparse.Namespace) -> E
     console.print(Text("Upload it on the assignment's Configure Autograder page; students hand in "
                        + ", ".join(f"{e.id}.{extension(e)}" for e in exercises[:3]) + (" ..." if len(exercises) > 3 else ""),
                        style="bold"))
+    return ExitCode.OK
+
+
+def _export_folder(exercises: list[Exercise], args: argparse.Namespace) -> ExitCode:
+    from rich.text import Text
+
+    console = _console()
+    if args.prairielearn:
+        from grader.platforms.prairielearn_bundle import write_prairielearn_bundle
+
+        image = write_prairielearn_bundle(exercises, Path(args.prairielearn), force=args.force)
+        console.print(f"wrote {image.root}: {len(image.exercises)} exercises, {image.wheel}, Dockerfile, README.md")
+        console.print(Text(f"Next: docker build -t YOUR-ACCOUNT/grader {image.root}; each question's info.json: "
+                           f"{image.root / 'README.md'}", style="bold"))
+        return ExitCode.OK
+    from grader.platforms.classroom_bundle import WORKFLOW, write_classroom_bundle
+
+    template = write_classroom_bundle(exercises, Path(args.github_classroom), force=args.force)
+    for line in template.student.lines():
+        console.print(line)
+    console.print(f"wrote {template.root / WORKFLOW}: one step per exercise ({', '.join(template.runners)}), "
+                  f"installing {template.wheel}")
+    console.print(Text(f"Next: push {template.root} as the assignment's template repository", style="bold"))
     return ExitCode.OK
 
 

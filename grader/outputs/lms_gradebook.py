@@ -82,8 +82,9 @@ class MoodleGradebook(Output):
         people = known["roster"]
         identity = [(title, key) for title, key in MOODLE_IDENTITY if any(p[key] for p in people)]
         if people and not identity:
-            raise UsageError("a Moodle import identifies users by email, ID number, username or user id: "
-                             "give the roster an email, sis_id, login or id column")
+            raise UsageError("a Moodle import identifies users by email, ID number, username or user id, and a "
+                             "download gives only participant ids: give a roster with an email, sis_id, login "
+                             "or id column (and `participant` to match the download's)")
         names = _assignments(book, known["assignments"], {"full name", *(t.lower() for t, _ in MOODLE_IDENTITY)})
         rows = [["Full name", *(title for title, _ in identity), *names]]
         for person in people:
@@ -94,7 +95,7 @@ class MoodleGradebook(Output):
 
 class PlainGradebook(Output):
     FILE = "gradebook-plain.csv"
-    PERSON = ("folder", "name", "id", "sis_id", "login", "email", "section")
+    PERSON = ("folder", "name", "id", "sis_id", "login", "email", "section", "participant")
 
     def write(self, book: Gradebook, folder: Path) -> list[Path]:
         known = read_class(folder)
