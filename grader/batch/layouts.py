@@ -178,16 +178,28 @@ def gradescope(root: Path) -> list[HandIn]:
     people: list[HandIn] = []
     for folder_name, record in sorted(metadata.items(), key=lambda item: str(item[0])):
         submitters = record.get(":submitters") if isinstance(record, dict) else None
-        folder = root / str(folder_name)
         if not isinstance(submitters, list) or not submitters:
             raise UsageError(f"{metadata_path}: {visible(str(folder_name))} lists no :submitters")
         for submitter in submitters:
             submitter = submitter if isinstance(submitter, dict) else {}
             ids = {key: str(submitter[f":{field_}"]) for key, field_ in (("email", "email"), ("sis_id", "sid"))
                    if submitter.get(f":{field_}") not in (None, "")}
-            people.append(_folder_hand_in(str(submitter.get(":name") or folder_name), folder,
-                                          submission=str(folder_name), **ids))
+            name = str(submitter.get(":name") or folder_name)
+            if own_folder(str(folder_name)):
+                people.append(_folder_hand_in(name, root / str(folder_name), submission=str(folder_name), **ids))
+            else:
+                people.append(HandIn(name, ids={"submission": str(folder_name), **ids}, refused=OUTSIDE))
     return _distinct(people)
+
+
+# The metadata names each submission's folder: only a folder of the export itself is read, so no entry
+# points a student's files at another's, or at the grader's own (a path with / or .., or absolute).
+OUTSIDE = "the platform's metadata names a submission folder outside the download; it is not read"
+
+
+def own_folder(name: str) -> bool:
+    """A plain name of one entry of the download's own folder: no separator, no '..', no NUL."""
+    return bool(name) and name not in (".", "..") and not any(c in name for c in "/\\\0")
 
 
 def gradescope_root(root: Path) -> Path | None:

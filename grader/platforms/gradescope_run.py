@@ -61,7 +61,9 @@ def grade_submission(where: AutograderRoot, course: Course, rule: NameRule, *, r
     # they are. A copy, links kept as links: a batch refuses a student folder that is a link.
     with tempfile.TemporaryDirectory(prefix="grader-gradescope-") as class_root:
         shutil.copytree(where.submission, Path(class_root) / STUDENT, symlinks=True)
-        found = discover(Path(class_root), exercises, rule)
+        # Always one folder: files the student uploads (a submission_metadata.yml, .git/) never make it
+        # read as another platform's layout, whose metadata could name files outside the submission.
+        found = discover(Path(class_root), exercises, rule, layout="folders")
         private = course.private_paths(where.root.resolve())  # the bundle, the results, the metadata
         for exercise in exercises:
             graded.append(_graded(exercise, found.found[(STUDENT, exercise.id)], Path(class_root) / STUDENT,
