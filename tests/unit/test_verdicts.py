@@ -163,3 +163,20 @@ def test_a_program_test_takes_its_exit_status_as_an_answer() -> None:
     assert judge(test, RunResult(exit_code=1, stderr="cannot read\n"), "").verdict == Verdict.PASSED
     assert judge(test, RunResult(exit_code=1), "").feedback == "printed nothing on standard error"
     assert judge(test, RunResult(exit_code=0), "").feedback == "exited with status 0; expected status 1"
+
+
+@pytest.mark.parametrize("observed", [
+    RunResult(timing=Timing.OVER_LIMIT, cpu_seconds=1.1, fault=Fault.RAISED, error_type="ValueError",
+              error_message="LEAK:[1, 3]"),
+    RunResult(timing=Timing.STOPPED_CPU, cpu_seconds=1.2, error_message="LEAK:[1, 3]"),  # a forged message
+    RunResult(timing=Timing.STOPPED_WALL, wall_seconds=5.0, error_message="while loading the file LEAK:[1, 3]"),
+    RunResult(fault=Fault.OUT_OF_MEMORY, error_type="MemoryError", error_message="LEAK:[1, 3]",
+              traceback="LEAK:[1, 3]"),
+    RunResult(output_truncated=True, stdout="LEAK:[1, 3]", error_message="LEAK:[1, 3]"),
+    RunResult(fault=Fault.DIED, error_message="LEAK:[1, 3]"),
+    RunResult(exit_code=3, stderr="LEAK:[1, 3]"),
+])
+def test_a_hidden_failure_is_told_in_the_graders_words_on_every_path(observed: RunResult) -> None:
+    outcome = judge(a_test(hidden=True), observed, 3)
+    assert outcome.verdict != Verdict.PASSED and outcome.feedback
+    assert "LEAK" not in outcome.feedback and "[1, 3]" not in outcome.feedback + outcome.details
