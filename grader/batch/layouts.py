@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import os
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.errors import UsageError
-from grader.outputs.text import escape_controls
+from grader.outputs.text import escape_controls, text_of_name
 from grader.records import record
 
 # Folders that archive tools, editors and version control leave beside (or inside) real student folders.
@@ -138,7 +139,7 @@ def canvas(root: Path) -> list[HandIn]:
         if resubmitted := CANVAS_RESUBMITTED.fullmatch(name):
             names.append(resubmitted["stem"] + resubmitted["suffix"])
         hand_in.files.append(Candidate(path, tuple(names), late=bool(match["late"])))
-    return _distinct(list(people.values()))
+    return list(people.values())
 
 
 def moodle(root: Path) -> list[HandIn]:
@@ -157,7 +158,7 @@ def moodle(root: Path) -> list[HandIn]:
             walk(path, own)
             hand_in.files += own.files
             hand_in.not_walked += own.not_walked
-    return _distinct(list(people.values()))
+    return list(people.values())
 
 
 # ---------------------------------------------------------------- Gradescope
@@ -189,7 +190,7 @@ def gradescope(root: Path) -> list[HandIn]:
                 people.append(_folder_hand_in(name, root / str(folder_name), submission=str(folder_name), **ids))
             else:
                 people.append(HandIn(name, ids={"submission": str(folder_name), **ids}, refused=OUTSIDE))
-    return _distinct(people)
+    return people
 
 
 # The metadata names each submission's folder: only a folder of the export itself is read, so no entry
@@ -212,15 +213,26 @@ def gradescope_root(root: Path) -> Path | None:
     return None
 
 
-def _distinct(people: list[HandIn]) -> list[HandIn]:
-    """Two students of one name (two Canvas `smithbob`s) are told apart by their platform id."""
-    counts: dict[str, int] = {}
+def settle_names(people: list[HandIn]) -> list[HandIn]:
+    """Every student's name made safe and unique, once, before anything shows or stores it: a byte that is
+    no UTF-8 and every control or bidirectional character written as its escape; two students of one name
+    (two Canvas `smithbob`s, two Gradescope `Ada`s) told apart by their platform id, then by a number."""
     for hand_in in people:
-        counts[hand_in.student] = counts.get(hand_in.student, 0) + 1
+        hand_in.student = visible(text_of_name(hand_in.student)) or "_"
+    counts = Counter(hand_in.student for hand_in in people)
     for hand_in in people:
         if counts[hand_in.student] > 1:
             tag = hand_in.ids.get("id") or hand_in.ids.get("sis_id") or hand_in.ids.get("email") or ""
-            hand_in.student = f"{hand_in.student}_{tag}"
+            hand_in.student = f"{hand_in.student}_{visible(tag)}" if tag else hand_in.student
+    taken: set[str] = set()
+    counts = Counter(hand_in.student for hand_in in people)
+    for hand_in in people:
+        name, number = hand_in.student, 1
+        while name in taken or (number > 1 and counts[name]):
+            number += 1
+            name = f"{hand_in.student} ({number})"
+        taken.add(name)
+        hand_in.student = name
     return people
 
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
-from grader.handins.base import Context, Handin, Module
+from grader.handins.base import Context, Handin, Module, refuse
 from grader.handins.file import FileForm
 from grader.model import Exercise
 from grader.registry import load
@@ -56,8 +56,13 @@ FORMS: tuple[ListedForm, ...] = (
 def read_handin(path: Path, exercise: Exercise, *, context: Context | None = None) -> Handin:
     """The hand-in at `path` for `exercise`, read by the first form that accepts it."""
     context = context or Context(exercise)
-    form = next(form for form in FORMS if form.accepts(path))
-    return form.read(path, context)
+    try:
+        form = next(form for form in FORMS if form.accepts(path))
+        return form.read(path, context)
+    except Exception as error:  # noqa: BLE001 - whatever a hand-in makes a reader do is that student's verdict
+        # Each reader bounds what it reads and refuses with the reason; this is the net under them all
+        # (a RecursionError, a MemoryError, an OSError on a strange path), so no hand-in ends a batch.
+        return refuse(f"the hand-in cannot be read: {type(error).__name__}")
 
 
 __all__ = ["FORMS", "Context", "Handin", "HandinForm", "Module", "read_handin"]
