@@ -79,3 +79,26 @@ def test_an_export_entry_outside_the_download_is_refused_for_that_student(tmp_pa
     for student in ("Eve", "Mallory"):
         refused = found.found[(student, "count-queens")]
         assert refused.path is None and "outside the download" in refused.refused
+
+
+def test_an_export_with_two_students_of_one_name_grades_both_into_outputs_of_their_own(tmp_path: Path) -> None:
+    import hashlib
+
+    twin = "Jos_-" + hashlib.sha256("Jos\u00fb".encode()).hexdigest()[:8]  # Josû, once made file-safe
+    export = tmp_path / "assignment_1_export"
+    people = {"submission_1": "Ada", "submission_2": "Ada", "submission_3": "Jos\u00fb", "submission_4": twin}
+    for folder, name in people.items():
+        (export / folder).mkdir(parents=True)
+        code = (REFERENCE / "count-queens" / "accepted" / "plain_sets.py").read_text() if folder != "submission_2" \
+            else "def count_queens(n):\n    return 0\n"
+        (export / folder / "count-queens.py").write_text(code)
+    (export / "submission_metadata.yml").write_text(yaml.safe_dump(
+        {folder: {":submitters": [{":name": name}]} for folder, name in people.items()}, allow_unicode=True))
+    out = tmp_path / "out"
+    result = run_cli("batch", export, "--exercises", EXERCISES, "--only", "count-queens", "--out", out,
+                     "--outputs", "json,csv,html,gradescope", "--workers", 2, timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
+    students = {s["student"]: s["total"] for s in json.loads((out / "grades.json").read_text())["students"]}
+    assert len(students) == 4 and students["Ada (2)"] < students["Ada"] == 6, students
+    assert len(list((out / "html" / "students").iterdir())) == 4
+    assert len(list((out / "gradescope").iterdir())) == 4
