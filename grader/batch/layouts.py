@@ -218,7 +218,8 @@ def settle_names(people: list[HandIn]) -> list[HandIn]:
     no UTF-8 and every control or bidirectional character written as its escape; two students of one name
     (two Canvas `smithbob`s, two Gradescope `Ada`s) told apart by their platform id, then by a number."""
     for hand_in in people:
-        hand_in.student = visible(text_of_name(hand_in.student)) or "_"
+        shown = visible(text_of_name(hand_in.student))
+        hand_in.student = shown.replace("\t", "\\x09").replace("\n", "\\x0a") or "_"  # a name is one line
     counts = Counter(hand_in.student for hand_in in people)
     for hand_in in people:
         if counts[hand_in.student] > 1:
