@@ -92,13 +92,13 @@ def read_metadata(path: Path) -> dict[str, object]:
     Gradescope wrote none (a local test)."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return {}
     if not isinstance(data, dict):
         return {}
     assignment = data.get("assignment") if isinstance(data.get("assignment"), dict) else {}
     users = [{key: user.get(key) for key in ("id", "name", "email")}
-             for user in data.get("users") or [] if isinstance(user, dict)]
+             for user in _list(data.get("users")) if isinstance(user, dict)]
     kept: dict[str, object] = {"id": data.get("id"), "created_at": data.get("created_at"), "users": users,
                                "assignment": assignment.get("title"), "due_date": assignment.get("due_date")}
     late = _after(data.get("created_at"), assignment.get("late_due_date") or assignment.get("due_date"))
@@ -107,10 +107,14 @@ def read_metadata(path: Path) -> dict[str, object]:
     return kept
 
 
+def _list(value: object) -> list[object]:
+    return value if isinstance(value, list) else []
+
+
 def _after(when: object, deadline: object) -> bool | None:
     try:
         return datetime.fromisoformat(str(when)) > datetime.fromisoformat(str(deadline))
-    except ValueError:
+    except (ValueError, TypeError):  # no date, or one with a time zone beside one without
         return None
 
 

@@ -279,3 +279,24 @@ def test_gradescope_metadata_of_any_shape_is_read_or_refused_inside_the_export(m
             return  # a broken export is the teacher's usage error, named by file
         for hand_in in people:
             assert hand_in.refused or (hand_in.boundary is not None and hand_in.boundary.parent == root)
+
+
+dates = st.one_of(st.none(), st.text(max_size=5), st.integers(),
+                  st.sampled_from(["2025-03-02T10:00:00.000000-07:00", "2025-03-02T10:00:00", "2025-03-02"]))
+
+
+@FUZZ
+@given(st.one_of(json_values, st.fixed_dictionaries({}, optional={
+    "id": json_values, "created_at": dates, "users": st.one_of(json_values, st.lists(json_values, max_size=3)),
+    "assignment": st.one_of(json_values, st.fixed_dictionaries({}, optional={"due_date": dates,
+                                                                             "late_due_date": dates})),
+})))
+@example({"created_at": "2025-03-02T10:00:00", "assignment": {"due_date": "2025-03-01T23:00:00-07:00"}})
+@example({"users": 5})
+def test_gradescope_submission_metadata_of_any_shape_is_read(metadata: object) -> None:
+    from grader.platforms.gradescope_run import read_metadata
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "submission_metadata.json"
+        path.write_text(json.dumps(metadata))
+        assert isinstance(read_metadata(path), dict)
