@@ -56,6 +56,7 @@ def test_a_class_of_hostile_hand_ins_is_graded_around_them(course: Course, tmp_p
     os.makedirs(undecodable + b"2/add")  # a folder hand-in whose file's name is no UTF-8
     with open(undecodable + b"2/add/\xff.py", "w") as file:
         file.write(ADD)
+    write(root / "surrogates" / "add.py", 'def add(a, b):\n    raise ValueError("\\ud800 jos\\udce9")\n')
     out = tmp_path / "out"
     result = run_cli("batch", root, "--exercises", course.exercises, "--out", out, "--workers", 2,
                      "--outputs", "json,csv,html", timeout=600)
@@ -67,6 +68,9 @@ def test_a_class_of_hostile_hand_ins_is_graded_around_them(course: Course, tmp_p
     for name in NOTEBOOKS:
         assert grades[f"nb-{name}"]["exercises"]["add"]["verdict"] == "syntax_error"
     assert grades["looped"]["exercises"]["add"]["verdict"] == "runtime_error"
+    assert grades["surrogates"]["exercises"]["add"]["verdict"] == "runtime_error"
     assert (out / "gradebook.csv").is_file()
+    shown = run_cli("batch", "show", "surrogates", "add", "--out", out)
+    assert shown.returncode == 0 and "\\ud800 jos\\udce9" in shown.stdout, shown.stdout + shown.stderr
     shown = run_cli("batch", "show", "jos\\xe9", "add", "--out", out)
     assert shown.returncode == 0, shown.stderr
