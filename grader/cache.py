@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import sys
 from importlib.util import source_hash
 from pathlib import Path
 
@@ -34,7 +35,10 @@ def cache_dir() -> Path:
     root = os.environ.get("GRADER_CACHE") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "grader")
     path = Path(root)
-    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    try:
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError as error:  # read-only: nothing is read back, and each write warns and goes on
+        _cannot_keep(path, error)
     return path
 
 
@@ -49,7 +53,30 @@ def read_pickle(path: Path) -> object | None:
 
 
 def write_pickle(path: Path, value: object) -> None:
-    write_atomically(path, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+    keep(path, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def keep(path: Path, data: bytes) -> bool:
+    """Write a cache file whole; False (and a warning, once) where the cache cannot be written: a cache
+    only saves time, so a read-only one never stops a grade."""
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        write_atomically(path, data)
+        return True
+    except OSError as error:
+        _cannot_keep(path.parent, error)
+        return False
+
+
+_warned: list[Path] = []  # once per process: the first folder that could not be written says it for all
+
+
+def _cannot_keep(folder: Path, error: OSError) -> None:
+    if not _warned:
+        _warned.append(folder)
+        print(f"warning: the grader's cache at {folder} cannot be written ({error.strerror or error}); "
+              f"grading goes on, computing again what it would keep (set GRADER_CACHE to a writable folder)",
+              file=sys.stderr)
 
 
 def write_atomically(path: Path, data: bytes) -> None:

@@ -20,12 +20,12 @@ import time
 from dataclasses import asdict, replace
 from pathlib import Path
 
-from grader.cache import cache_dir, key_hash, write_atomically
+from grader.cache import cache_dir, keep, key_hash, write_atomically
 from grader.kinds import kind_of
 from grader.model import CalibrationRule, Exercise, Test
 from grader.records import record
 
-CALIBRATION_VERSION = "1"
+CALIBRATION_VERSION = "2"  # 2: keyed by the CPU model, not the host
 REPEATS = 3  # runs per reference and test, when more runs could still change the limit
 MEASUREMENT_CEILING = 20.0  # s of CPU an accepted reference may use on one test while it is measured
 
@@ -70,19 +70,22 @@ def accepted_references(exercise: Exercise) -> list[Path]:
 
 
 @functools.cache
-def machine() -> str:
-    """The host and its CPU model: a limit measured on one machine means nothing on another."""
-    model = ""
+def cpu_model() -> str:
+    """The CPU model: with the interpreter, the tests and the references, what a measured limit depends on.
+    Never the host's name: Gradescope builds the image on one host and grades in containers named otherwise."""
     try:
         with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as info:
             for line in info:
                 if line.startswith("model name"):
-                    model = line.split(":", 1)[1].strip()
-                    break
+                    return line.split(":", 1)[1].strip()
     except OSError:
         pass
-    host = os.uname()
-    return f"{host.nodename} / {model or host.machine} / {os.cpu_count()} CPUs"
+    return os.uname().machine
+
+
+def machine() -> str:
+    """The host and its CPU, as a calibration says where it was measured."""
+    return f"{os.uname().nodename} / {cpu_model()} / {os.cpu_count()} CPUs"
 
 
 @functools.cache
@@ -105,9 +108,9 @@ def written_cpu(test: Test) -> float | None:
 
 
 def calibration_key(exercise: Exercise) -> str:
-    """Everything a limit depends on: machine, interpreter, what the tests run, the accepted references."""
+    """Everything a limit depends on: the CPU model, the interpreter, what the tests run, the accepted references."""
     digest = key_hash()
-    parts: list[object] = [CALIBRATION_VERSION, machine(), interpreter(), exercise.id, exercise.kind,
+    parts: list[object] = [CALIBRATION_VERSION, cpu_model(), interpreter(), exercise.id, exercise.kind,
                            exercise.entry, exercise.prelude, exercise.calibration]
     parts += [(t.name, t.call, t.stdin, t.compare, written_cpu(t)) for t in exercise.tests]
     for reference in accepted_references(exercise):
@@ -121,12 +124,22 @@ def _cache_path(key: str) -> Path:
     return cache_dir() / f"calibration-{key}.json"
 
 
+def course_file(exercise: Exercise) -> Path:
+    """Where the course keeps its exercise's calibrations, beside the spec: they travel with the course
+    folder and the bundles made from it (measured while Gradescope builds its image, read when it grades)."""
+    return exercise.path.parent / CALIBRATIONS / f"{exercise.id}.json"
+
+
+CALIBRATIONS = ".calibration"
+KEPT_PER_EXERCISE = 8  # machines a course file remembers, the latest kept
+
+
 # ---------------------------------------------------------------- reading and applying
 def cached_calibration(exercise: Exercise) -> Calibration | None:
     """The calibration of this exercise on this machine, if one was measured for its current content."""
     if not kind_of(exercise.kind).calibrated(exercise) or not accepted_references(exercise):
         return None
-    return _read(calibration_key(exercise))
+    return _read(exercise, calibration_key(exercise))
 
 
 def with_calibrated_limits(exercise: Exercise) -> Exercise:
@@ -178,20 +191,44 @@ def stale_results(exercises: list[Exercise], store_path: Path) -> list[str]:
         store.close()
 
 
-def _read(key: str) -> Calibration | None:
+def _read(exercise: Exercise, key: str) -> Calibration | None:
+    """The calibration kept for `key`: in the course's own file first, then in this machine's cache."""
     try:
-        data = json.loads(_cache_path(key).read_text())
+        kept = json.loads(course_file(exercise).read_text()).get(key)
+    except (OSError, ValueError, AttributeError):
+        kept = None
+    if kept is None:
+        try:
+            kept = json.loads(_cache_path(key).read_text())
+        except (OSError, ValueError):
+            return None
+    try:
+        data = dict(kept)
         tests = {name: TestTiming(**timing) for name, timing in data.pop("tests").items()}
         settings = CalibrationRule(**data.pop("settings"))
         return Calibration(**data, settings=settings, tests=tests)
-    except (OSError, ValueError, TypeError, KeyError):
+    except (ValueError, TypeError, KeyError, AttributeError):
         return None
 
 
-def _write(calibration: Calibration) -> None:
+def _write(exercise: Exercise, calibration: Calibration) -> None:
     data = asdict(calibration)
     data.pop("fresh")
-    write_atomically(_cache_path(calibration.key), json.dumps(data, indent=1).encode())
+    keep(_cache_path(calibration.key), json.dumps(data, indent=1).encode())
+    path = course_file(exercise)
+    try:
+        kept = json.loads(path.read_text())
+        kept = kept if isinstance(kept, dict) else {}
+    except (OSError, ValueError):
+        kept = {}
+    kept.pop(calibration.key, None)
+    kept[calibration.key] = data  # last: the latest machine is the last entry, the oldest ones dropped
+    kept = dict(list(kept.items())[-KEPT_PER_EXERCISE:])
+    try:
+        path.parent.mkdir(exist_ok=True)
+        write_atomically(path, json.dumps(kept, indent=1).encode())
+    except OSError:
+        pass  # a read-only course (an installed package): this machine's cache keeps it
 
 
 # ---------------------------------------------------------------- measuring
@@ -206,7 +243,7 @@ def calibrate(exercise: Exercise, *, force: bool = False) -> Calibration | None:
         raise CalibrationError(f"no accepted reference in {exercise.reference_dir / 'accepted'} to time the tests with")
     key = calibration_key(exercise)
     if not force:
-        cached = _read(key)
+        cached = _read(exercise, key)
         if cached is not None:
             return cached
     started = time.monotonic()
@@ -219,7 +256,7 @@ def calibrate(exercise: Exercise, *, force: bool = False) -> Calibration | None:
         tests={test.name: _timing(test, samples[test.name], settings) for test in exercise.tests},
         measured_at=time.strftime("%Y-%m-%d %H:%M:%S"), measure_seconds=round(time.monotonic() - started, 2),
         fresh=True)
-    _write(calibration)
+    _write(exercise, calibration)
     return calibration
 
 

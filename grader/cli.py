@@ -86,7 +86,7 @@ def main(argv: Sequence[str] | None = None) -> ExitCode:
 
 def _shown(error: BaseException) -> str:
     """An error's message as a terminal may print it: it can quote a student's name, file or output."""
-    from grader.outputs.text import escape_controls  # only on an error: every start does not pay for it
+    from grader.text import escape_controls  # only on an error: every start does not pay for it
 
     return escape_controls(str(error))
 

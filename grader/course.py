@@ -144,7 +144,6 @@ def load_exercise(path: Path) -> Exercise:
     from grader.spec import load_exercise as load_spec  # YAML only when the cache cannot answer
 
     exercise = load_spec(path)
-    cached.parent.mkdir(mode=0o700, exist_ok=True)
     write_pickle(cached, exercise)
     return exercise
 

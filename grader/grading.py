@@ -5,13 +5,15 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 from dataclasses import replace
+from enum import StrEnum
 from pathlib import Path
 
 from grader.expected import ExpectationError, expected_values
 from grader.kinds import kind_of
 from grader.handins.base import Context, Handin
 from grader.model import Exercise, Outcome, Report, RunResult, Test, Verdict
-from grader.outputs.text import bounded
+from grader.text import bounded
+from grader.records import record
 from grader.rules import check_rules
 from grader.running import SubmissionRun
 from grader.sandbox import Backend, default_backend
@@ -29,55 +31,80 @@ def read_submission(path: Path, exercise: Exercise, context: Context | None = No
     return read_handin(path, exercise, context=context)
 
 
-def grade(exercise: Exercise, submission: Path, *, run_all: bool = False, visible_only: bool = False,
-          private_paths: tuple[Path, ...] = (), label: str | None = None, source: str | Handin | None = None,
-          backend: Backend | None = None, meanwhile: Callable[[], object] | None = None,
-          stop_after_timeout: bool = False, attempt: int | None = None, for_staff: bool = False) -> Report:
-    """Every test's outcome, in the spec's order. Small tests run first; once one fails, big tests are
-    skipped unless `run_all`. `visible_only` grades a student bundle, whose hidden tests are not there.
-    `source`: the hand-in, already read by the caller with `read_submission` (a batch), or a file's text.
+class Pace(StrEnum):
+    """How far a grading goes once a test fails."""
+
+    EVERY_TEST = "every-test"  # a grade (batch, platforms, validate, --all): every test runs, for the score
+    FAIL_FAST = "fail-fast"  # a student at a terminal: big tests skipped after a failure, the rest after a timeout
+
+
+class Reader(StrEnum):
+    """Who reads the result: what is kept beside the outcomes (outputs decide what each of them shows)."""
+
+    STUDENT = "student"  # a student's own report: nothing beyond the outcomes is kept
+    STAFF = "staff"  # a batch: hidden tests' expected values and outputs kept for regrade requests
+
+
+@record
+class GradingRequest:
+    """What a caller of `grade` wants: every entry point says it here, and nothing else changes the grade."""
+
+    pace: Pace = Pace.EVERY_TEST
+    reader: Reader = Reader.STUDENT
+    visible_only: bool = False  # a student bundle: its hidden tests are not there
+    private_paths: tuple[Path, ...] = ()  # folders no sandbox may see (the course's, the bundle's)
+    label: str | None = None  # the submission as reports name it (default: its path)
+    attempt: int | None = None  # which check of this exercise it is (a prediction shows its answer after a few)
+
+
+def grade(exercise: Exercise, submission: Path, request: GradingRequest = GradingRequest(), *,
+          handin: str | Handin | None = None, expected: dict[str, object] | None = None,
+          backend: Backend | None = None, meanwhile: Callable[[], object] | None = None) -> Report:
+    """Every test's outcome, in the spec's order: the one path every entry point grades through.
+    `handin`: what was handed in, already read by the caller (a batch's worker), or a file's text; default:
+    read from `submission`. `expected`: every test's expected answer, as `expected_values` gives it (a batch
+    computes it once for the class); default: computed or read from the cache here.
     `backend`: the sandbox to run the tests in (default: the real one, under the layers detected here).
     `meanwhile`: the caller's own work (it returns at once, its work on a thread of its own): given, the
     sandbox starts before the hand-in is read and checked, to boot meanwhile, and the work starts just
-    after it. A question that runs no code starts neither.
-    `stop_after_timeout`: once a test times out, the tests left are not run (a student's check answers in
-    about one limit; a batch runs every test, for the score). `attempt`: which check of this exercise this
-    is for the student (`grader check` counts them; a predict question shows its answer after a few).
-    `for_staff`: keep what staff need for a regrade request (a batch stores it; no student output shows it)."""
-    tests = tuple(t for t in exercise.tests if not (visible_only and t.hidden))
-    name = label or str(submission)
-    handin = source if isinstance(source, Handin) else Handin(source=source) if source is not None else None
+    after it. A question that runs no code starts neither."""
+    tests = tuple(t for t in exercise.tests if not (request.visible_only and t.hidden))
+    name = request.label or str(submission)
+    read = handin if isinstance(handin, Handin) else Handin(source=handin) if handin is not None else None
+    unexpected = ""  # why there are no expected answers: a grader error, once the hand-in itself is fine
+    try:
+        # Before any sandbox starts: computing them runs the reference in a sandbox of this process's uid.
+        expected = expected if expected is not None else expected_values(exercise)
+    except ExpectationError as error:
+        expected, unexpected = {}, str(error)
     if not kind_of(exercise.kind).runs_code:
-        return _judged_as_text(exercise, tests, name, handin or read_submission(submission, exercise),
-                               visible_only, attempt)
+        return _judged_as_text(exercise, tests, name, read or read_submission(submission, exercise),
+                               request, expected, unexpected)
     backend = backend or default_backend()
     backend.prepare()
     isolation = backend.describe()
-    with SubmissionRun(exercise, private_paths=private_paths, backend=backend, file_name=Path(name).name) as run:
+    with SubmissionRun(exercise, private_paths=request.private_paths, backend=backend,
+                       file_name=Path(name).name) as run:
         if meanwhile is not None:
             run.launch()  # closed unused if the hand-in cannot run
             meanwhile()
-        handin = handin or read_submission(submission, exercise)
-        refused = _refusal(exercise, handin, name)
-        if refused is None:
-            try:
-                expected = expected_values(exercise)
-            except ExpectationError as error:
-                refused = Verdict.GRADER_ERROR, str(error), ""
+        read = read or read_submission(submission, exercise)
+        refused = _refusal(exercise, read, name) or (unexpected and (Verdict.GRADER_ERROR, unexpected, "")) or None
         if refused is not None:
             verdict, feedback, details = refused
-            return _all(exercise, tests, name, isolation, verdict, feedback, visible_only, details)
-        run.submit(handin.source, handin.modules)
+            return _all(exercise, tests, name, isolation, verdict, feedback, request.visible_only, details)
+        run.submit(read.source, read.modules)
         outcomes: dict[str, Outcome] = {}
         seen: dict[str, RunResult] = {}
-        _run_in_order(exercise, tests, _recording(run.run, seen), expected, outcomes, run_all, stop_after_timeout)
+        _run_in_order(tests, _recording(run.run, seen), expected, outcomes, request.pace)
         first = _load_failure(tests, run.load_failure, outcomes)
         if first is not None:  # no test ran: one problem of the whole file, told the same for all
-            return handin.annotate(_all(exercise, tests, name, isolation, first.verdict, first.feedback,
-                                        visible_only, first.details))
+            return read.annotate(_all(exercise, tests, name, isolation, first.verdict, first.feedback,
+                                      request.visible_only, first.details))
+    staff = staff_details(tests, seen, expected) if request.reader is Reader.STAFF else ()
     report = Report(exercise.id, name, tuple(_sourced(outcomes[t.name], t) for t in tests), isolation,
-                    visible_only, staff=staff_details(tests, seen, expected) if for_staff else ())
-    return handin.annotate(report)
+                    request.visible_only, staff=staff)
+    return read.annotate(report)
 
 
 def _refusal(exercise: Exercise, handin: Handin, name: str) -> tuple[Verdict, str, str] | None:
@@ -96,22 +123,19 @@ def _refusal(exercise: Exercise, handin: Handin, name: str) -> tuple[Verdict, st
     return None
 
 
-def _judged_as_text(exercise: Exercise, tests: tuple[Test, ...], name: str, handin: Handin, visible_only: bool,
-                    attempt: int | None) -> Report:
+def _judged_as_text(exercise: Exercise, tests: tuple[Test, ...], name: str, handin: Handin,
+                    request: GradingRequest, expected: dict[str, object], unexpected: str) -> Report:
     """A kind whose hand-in is read, not run (a prediction): judged here, in the grader."""
-    if not handin.ok:
-        return _all(exercise, tests, name, NOTHING_RUN, handin.refused_verdict, handin.refused, visible_only)
-    try:
-        expected = expected_values(exercise)
-    except ExpectationError as error:
-        return _all(exercise, tests, name, NOTHING_RUN, Verdict.GRADER_ERROR, str(error), visible_only)
+    if not handin.ok or unexpected:
+        verdict, why = (handin.refused_verdict, handin.refused) if not handin.ok else (Verdict.GRADER_ERROR, unexpected)
+        return _all(exercise, tests, name, NOTHING_RUN, verdict, why, request.visible_only)
     kind = kind_of(exercise.kind)
     outcomes = []
     for test in tests:
         judged = judge(test, kind.judged_here(handin.source), expected[test.name])
-        reviewed = kind.review(exercise, judged, handin.source, expected[test.name], attempt)
+        reviewed = kind.review(exercise, judged, handin.source, expected[test.name], request.attempt)
         outcomes.append(_sourced(bounded(reviewed, test.limits.output), test))  # what it says, bounded too
-    return handin.annotate(Report(exercise.id, name, tuple(outcomes), NOTHING_RUN, visible_only))
+    return handin.annotate(Report(exercise.id, name, tuple(outcomes), NOTHING_RUN, request.visible_only))
 
 
 def _recording(run: Callable[[Test], RunResult], seen: dict[str, RunResult]) -> Callable[[Test], RunResult]:
@@ -125,22 +149,22 @@ def _sourced(outcome: Outcome, test: Test) -> Outcome:
     return replace(outcome, limit_source=test.limits.cpu_origin)
 
 
-def _run_in_order(exercise: Exercise, tests: tuple[Test, ...], run: Callable[[Test], RunResult],
-                  expected: dict[str, object], outcomes: dict[str, Outcome], run_all: bool,
-                  stop_after_timeout: bool = False) -> None:
+def _run_in_order(tests: tuple[Test, ...], run: Callable[[Test], RunResult], expected: dict[str, object],
+                  outcomes: dict[str, Outcome], pace: Pace) -> None:
     failed = timed_out = False
+    fail_fast = pace is Pace.FAIL_FAST
     for test in in_order(tests):
-        if timed_out and not run_all:
+        if timed_out:
             outcomes[test.name] = _outcome(test, Verdict.SKIPPED, "skipped: a test before it ran out of time "
                                            "(grader check --all runs it anyway)")
             continue
-        if test.big and failed and not run_all:
+        if test.big and failed and fail_fast:
             outcomes[test.name] = _outcome(test, Verdict.SKIPPED, "skipped: a smaller test failed first "
                                            "(grader check --all runs it anyway)")
             continue
         outcome = judge(test, run_once_more_if_borderline(test, run), expected[test.name])
         failed = failed or outcome.verdict != Verdict.PASSED
-        timed_out = stop_after_timeout and outcome.verdict == Verdict.TIMEOUT
+        timed_out = fail_fast and outcome.verdict == Verdict.TIMEOUT
         outcomes[test.name] = outcome
 
 

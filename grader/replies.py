@@ -46,6 +46,9 @@ def load_failure_from(frame: Frame) -> RunResult | None:
 def result_from(frame: Frame, limits: Limits, kind: SubmissionKind) -> RunResult:
     """Translate a test's reply frame (or its absence) into what happened. Every field is checked for its
     type and range; CPU time is the grader's own reading, whatever the reply says."""
+    if frame.oom_killed and frame.failure in ("timeout", "died"):  # the sandbox's memory ran out, whatever stopped it
+        return RunResult(fault=Fault.OUT_OF_MEMORY, exit_code=None, wall_seconds=frame.wall_seconds,
+                         cpu_seconds=frame.cpu_seconds, error_message="the sandbox reached its memory limit")
     if frame.failure == "timeout":
         return RunResult(timing=Timing.STOPPED_WALL, wall_seconds=frame.wall_seconds, cpu_seconds=frame.cpu_seconds)
     data = frame.data or {}
@@ -69,7 +72,7 @@ def result_from(frame: Frame, limits: Limits, kind: SubmissionKind) -> RunResult
     fault = Fault.RAISED if raised else Fault.NONE
     message = _text(outcome.get("message"), MESSAGE_CAP)
     if frame.oom_killed and "value" not in outcome and not outcome.get("done"):
-        fault, outcome, message = Fault.OUT_OF_MEMORY, {}, "the memory cgroup killed a process of the test"
+        fault, outcome, message = Fault.OUT_OF_MEMORY, {}, "the test reached the sandbox's memory limit"
     elif raised == "MemoryError":
         fault = Fault.OUT_OF_MEMORY
     elif outcome.get("unreadable"):

@@ -5,6 +5,7 @@ pages; no output a student receives ever renders it."""
 from __future__ import annotations
 
 from grader.checkers import show
+from grader.forms import form_of
 from grader.model import RunResult, StaffDetail, Test
 
 SHOWN_CHARACTERS = 4000
@@ -18,11 +19,12 @@ def staff_details(tests: tuple[Test, ...], results: dict[str, RunResult],
         result = results.get(test.name)
         if not test.hidden or result is None:
             continue
-        if test.compare == "output":
-            wanted, got = str(expected[test.name]), result.stdout
-        else:
-            wanted = show(expected[test.name], SHOWN_CHARACTERS)
-            got = show(result.value, SHOWN_CHARACTERS) if result.has_value else result.stdout
+        # As a visible test's report would show them: the form knows what its answer is (a program's
+        # output beside its files, a step's values), never the text of an internal object.
+        wanted, got = form_of(test).shown(test, result, expected[test.name])
+        wanted = wanted if wanted is not None else ""
+        got = got if got is not None else (show(result.value, SHOWN_CHARACTERS) if result.has_value
+                                           else result.stdout)
         details.append(StaffDetail(test.name, wanted[:SHOWN_CHARACTERS], got[:SHOWN_CHARACTERS],
                                    result.traceback or (result.stderr[-2000:] if result.exit_code else "")))
     return tuple(details)

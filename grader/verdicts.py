@@ -7,7 +7,7 @@ from collections.abc import Callable
 from grader.checkers import CheckerError
 from grader.forms import form_of
 from grader.model import Fault, Outcome, RunResult, Test, Timing, Verdict
-from grader.outputs.text import bounded
+from grader.text import bounded
 from grader.replies import BUILTIN_EXCEPTIONS, OWN_CLASS
 
 # How a fault the grader observed is named in feedback (a raised exception is named by its class).
@@ -61,13 +61,13 @@ def verdict_for(test: Test, result: RunResult) -> tuple[Verdict | None, str, str
     limit, form = test.limits, form_of(test)
     if result.sandbox_error:
         return Verdict.GRADER_ERROR, result.sandbox_error, ""
+    if result.fault is Fault.OUT_OF_MEMORY:  # first: at the limit, the kernel's reclaiming burns CPU time too
+        return Verdict.MEMORY_LIMIT, f"ran out of memory (limit {limit.memory} MiB)", result.traceback
     if result.timing is not Timing.IN_TIME:
         where = f" {result.error_message}" if result.error_message else ""
         return Verdict.TIMEOUT, f"time limit exceeded{where}: {_time_used(test, result)}", ""
     if result.output_truncated:
         return Verdict.OUTPUT_LIMIT, f"printed more than {limit.output} KiB", ""
-    if result.fault is Fault.OUT_OF_MEMORY:
-        return Verdict.MEMORY_LIMIT, f"ran out of memory (limit {limit.memory} MiB)", result.traceback
     if result.fault is not Fault.NONE and not (form.judges_raise and result.fault is Fault.RAISED):
         label = result.error_type if result.fault is Fault.RAISED else FAULT_LABELS[result.fault]
         message = f"{label}: {result.error_message}" if result.error_message else label

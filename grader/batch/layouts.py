@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.errors import UsageError
-from grader.outputs.text import escape_controls, text_of_name
+from grader.text import escape_controls, text_of_name
 from grader.records import record
 
 # Folders that archive tools, editors and version control leave beside (or inside) real student folders.

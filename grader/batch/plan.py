@@ -4,32 +4,24 @@ submission, one job per distinct key, and the reports that need no sandbox (miss
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import partial
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from grader.batch.discover import ClassFolder, NameRule, extension
 from grader.batch.store import ExerciseRow, SubmissionRow
-from grader.batch.work import GradingKey, Job, pack, uniform_report
+from grader.batch.work import GradingKey, Job, batch_request, pack, uniform_report
 from grader.errors import SpecError, SpecProblem
 from grader.expected import ExpectationError, expected_values
 from grader.grading import grade, read_submission
-from grader.handins import Context
+from grader.handins import Context, Handin
 from grader.model import Exercise, Report, Verdict
-from grader.platforms import DISTRIBUTION
-
-
-def grader_version() -> str:
-    try:
-        return version(DISTRIBUTION)
-    except PackageNotFoundError:
-        return "unknown"
+from grader.version import grader_version
 
 
 @dataclass
 class Plan:
-    exercises: list[Exercise]  # expected values filled in, in id order
+    exercises: list[Exercise]  # in id order
     exercise_rows: list[ExerciseRow]
     rows: list[SubmissionRow]  # student x exercise -> key
     jobs: dict[GradingKey, Job] = field(default_factory=dict)  # one per distinct submission, for the sandbox
@@ -43,18 +35,18 @@ class Plan:
         return counts
 
 
-def make_plan(folder: ClassFolder, exercises: list[Exercise], *, run_all: bool,
+def make_plan(folder: ClassFolder, exercises: list[Exercise], *,
               private_paths: tuple[Path, ...], rule: NameRule | None = None) -> Plan:
     resolved = [resolve(exercise) for exercise in exercises]
     version_ = grader_version()
-    plan = Plan([e for e, _ in resolved], [], [])
+    plan = Plan([e for e, _, _ in resolved], [], [])
     rule = rule or NameRule()
-    for exercise, digest in resolved:
-        packed = pack(exercise)
+    for exercise, expected, digest in resolved:
+        packed = pack(exercise, expected)
         tests = [{"name": t.name, "points": t.points, "hidden": t.hidden, "big": t.big} for t in exercise.tests]
         plan.exercise_rows.append(ExerciseRow(exercise.id, exercise.title, str(exercise.kind), digest,
                                               exercise.max_score, tests, pinned_limits(exercise)))
-        key = partial(GradingKey, exercise=digest, grader=version_, run_all=run_all)
+        key = partial(GradingKey, exercise=digest, grader=version_, run_all=True)  # a batch runs every test
         for student in folder.students:
             found = folder.found[(student, exercise.id)]
             file = str(found.path.relative_to(folder.root)) if found.path else None
@@ -69,13 +61,13 @@ def make_plan(folder: ClassFolder, exercises: list[Exercise], *, run_all: bool,
                     f"batch's --match rule accepts)")
             else:
                 context = Context(exercise, rule, helpers_of(folder, student, found.path))
-                handin = read_submission(found.path, exercise, context)
+                handin = _read_guarded(found.path, exercise, context)
                 if not handin.ok:
                     # Unreadable, binary, huge, not Python text, an unsafe zip: grade() says so, running nothing.
                     row_key = key("unreadable:" + handin.digest())
                     if row_key not in plan.settled:
-                        plan.settled[row_key] = grade(exercise, found.path, run_all=run_all, label=found.label,
-                                                      source=handin)
+                        plan.settled[row_key] = grade(exercise, found.path, batch_request(found.label),
+                                                      handin=handin, expected=expected)
                 else:
                     row_key = key(handin.digest())
                     if row_key not in plan.jobs:
@@ -84,24 +76,36 @@ def make_plan(folder: ClassFolder, exercises: list[Exercise], *, run_all: bool,
     return plan
 
 
-def resolve(exercise: Exercise) -> tuple[Exercise, str]:
-    """The exercise with every expected value written in (computed once here, in the main process), and a
-    digest of everything its grades depend on: the spec's text and those values."""
+def _read_guarded(path: Path, exercise: Exercise, context: Context) -> Handin:
+    """The hand-in as read for grading; a reader's failure (a bug, a file built to break it) is this
+    student's verdict, never the end of the class's batch."""
+    try:
+        return read_submission(path, exercise, context)
+    except Exception as error:  # noqa: BLE001 - one student's file must not stop everyone's grading
+        why = f"the hand-in could not be read: {type(error).__name__}"
+        return Handin(source="", refused=why, refused_verdict=Verdict.RUNTIME_ERROR)
+
+
+def resolve(exercise: Exercise) -> tuple[Exercise, dict[str, object], str]:
+    """The exercise, every test's expected answer (computed once here, in the main process, for every
+    worker: the same values `grader check` compares with), and a digest of everything its grades depend on:
+    the spec's text and those values."""
     try:
         values = expected_values(exercise)
     except ExpectationError as error:
         raise SpecError([SpecProblem(exercise.path, 1, 1, f"cannot grade {exercise.id}: {error}")]) from error
-    tests = tuple(replace(t, expect=values[t.name]) for t in exercise.tests)
-    digest = hashlib.sha256(exercise.id.encode() + b"\0" + exercise.path.read_bytes())
-    for test in tests:
-        digest.update(b"\0" + canonical(test.expect).encode())
+    # The salt: grades stored before program tests were compared with their reference's files and status
+    # (an earlier path compared them with the text of an internal object) are graded again.
+    digest = hashlib.sha256(b"compared-as-check:" + exercise.id.encode() + b"\0" + exercise.path.read_bytes())
+    for test in exercise.tests:
+        digest.update(b"\0" + canonical(values[test.name]).encode())
         # The limits in force, and whether calibration set them: a class graded under other limits (another
         # calibration) has other keys, so its results are graded again, never mixed with these.
         limits = test.limits
         digest.update(repr((limits.cpu, limits.wall_seconds, limits.memory, limits.output, limits.processes,
                             limits.open_files, limits.file_size, limits.cpu_written, bool(limits.cpu_source)))
                       .encode())
-    return replace(exercise, tests=tests), digest.hexdigest()
+    return exercise, values, digest.hexdigest()
 
 
 def pinned_limits(exercise: Exercise) -> dict[str, list[object]]:

@@ -18,6 +18,7 @@ from pathlib import Path
 import grader
 from grader.batch.work import Graded, Job, uniform_report
 from grader.model import Verdict
+from grader.sandbox.reaping import become_subreaper
 
 RETRIES = 1  # a job whose worker died is given to a new worker once more, then recorded as a grader error
 
@@ -43,6 +44,9 @@ class _Worker:
 
 class LocalPool:
     def __init__(self, workers: int) -> None:
+        # What a worker leaves when it is stopped (its sandboxes, dying with it) comes back to us, to be
+        # reaped before the batch returns, never to init.
+        become_subreaper()
         self.size = workers
         self.workers: list[_Worker] = []
         self.cores = cores_for(workers)

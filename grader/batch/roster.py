@@ -8,7 +8,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from grader.errors import UsageError
-from grader.outputs.text import escape_controls
+from grader.text import escape_controls
 from grader.records import record
 
 COLUMNS = ("folder", "name", "id", "sis_id", "login", "email", "section")

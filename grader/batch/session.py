@@ -48,7 +48,6 @@ class Options:
     layout: str = "auto"  # how the download is laid out (grader.batch.layouts); auto: by its platform's marks
     only: tuple[str, ...] = ()  # exercise ids; empty: every exercise some student handed in
     outputs: tuple[str, ...] = field(default_factory=lambda: batch_outputs(defaults_only=True))
-    run_all: bool = False
     regrade: bool = False
 
 
@@ -87,7 +86,7 @@ class Batch:
         chosen = self._choose(exercises, self.folder)
         self._take_output_folder()
         private = self.course.private_paths(options.submissions.resolve(), options.out.resolve())
-        self.plan = make_plan(self.folder, chosen, run_all=options.run_all, private_paths=private,
+        self.plan = make_plan(self.folder, chosen, private_paths=private,
                               rule=options.rule)
         self.store = Store(options.out / DATABASE)
         self.limit_changes = limit_changes(self.store.pinned_limits(), self.plan)

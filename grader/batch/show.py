@@ -15,7 +15,7 @@ from grader.batch.store import Store
 from grader.errors import UsageError
 from grader.model import Outcome, StaffDetail
 from grader.outputs.terminal import literal, verdict_text
-from grader.outputs.text import NOTHING, escape_controls, points
+from grader.text import NOTHING, escape_controls, points
 from grader.records import record
 
 

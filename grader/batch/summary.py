@@ -17,7 +17,7 @@ from grader.batch.per_exercise import ExerciseSummary, exercise_summaries
 from grader.batch.progress import verdict_counts
 from grader.model import Verdict
 from grader.outputs.terminal import literal, verdict_text
-from grader.outputs.text import points
+from grader.text import points
 
 SLOWEST = 5
 BAR_WIDTH = 30

@@ -12,7 +12,7 @@ import time
 import traceback
 from pathlib import Path
 
-from grader.grading import grade
+from grader.grading import GradingRequest, Pace, Reader, grade
 from grader.handins.base import Handin
 from grader.model import Exercise, Outcome, Report, Verdict
 from grader.records import record
@@ -25,32 +25,41 @@ class GradingKey:
     submission: str  # sha256 of the text, or "missing", or "refused:..." / "unreadable:..." digests
     exercise: str  # sha256 of the spec and its expected values
     grader: str  # the grader's version
-    run_all: bool  # big tests run even after a small test failed
+    run_all: bool  # kept for the store's key: a batch runs every test, whatever --all says
 
 
 @record
 class Job:
     key: GradingKey
-    packed_exercise: bytes  # pack(exercise): every test's `expect` filled in, so workers need no reference
+    packed_exercise: bytes  # pack(exercise, expected): its expected answers with it, so workers need no reference
     label: str  # student/file, as reports show it
     text: Handin  # what was handed in, read in the main process: the worker reads no student file
     private_paths: tuple[Path, ...]
 
     @property
     def exercise(self) -> Exercise:
-        return _unpack(self.packed_exercise)
+        return _unpack(self.packed_exercise)[0]
+
+    @property
+    def expected(self) -> dict[str, object]:
+        return _unpack(self.packed_exercise)[1]
 
 
-def pack(exercise: Exercise) -> bytes:
-    """An exercise as a job carries it: pickled once for all its jobs, not once per job sent (an exercise
-    with its expected boards is ~50 KB and ~1 ms to pickle and unpickle)."""
-    return pickle.dumps(exercise, protocol=pickle.HIGHEST_PROTOCOL)
+def pack(exercise: Exercise, expected: dict[str, object]) -> bytes:
+    """An exercise and its expected answers as a job carries them: pickled once for all its jobs, not once
+    per job sent (an exercise with its expected boards is ~50 KB and ~1 ms to pickle and unpickle)."""
+    return pickle.dumps((exercise, expected), protocol=pickle.HIGHEST_PROTOCOL)
 
 
 @functools.lru_cache(maxsize=32)
-def _unpack(packed: bytes) -> Exercise:
-    exercise: Exercise = pickle.loads(packed)
-    return exercise
+def _unpack(packed: bytes) -> tuple[Exercise, dict[str, object]]:
+    unpacked: tuple[Exercise, dict[str, object]] = pickle.loads(packed)
+    return unpacked
+
+
+def batch_request(label: str, private_paths: tuple[Path, ...] = ()) -> GradingRequest:
+    """What a batch asks of `grade`: a grade (every test runs) that staff read."""
+    return GradingRequest(Pace.EVERY_TEST, Reader.STAFF, private_paths=private_paths, label=label)
 
 
 @record
@@ -72,8 +81,8 @@ def grade_job(job: Job) -> Graded:
     with _ONE_AT_A_TIME:
         started, before, own = time.monotonic(), _children_cpu(), _own_cpu()
         try:
-            report = grade(job.exercise, Path(job.label), run_all=job.key.run_all, label=job.label,
-                           private_paths=job.private_paths, source=job.text, for_staff=True)
+            report = grade(job.exercise, Path(job.label), batch_request(job.label, job.private_paths),
+                           handin=job.text, expected=job.expected)
         except Exception as error:  # noqa: BLE001 - a grader bug on one submission must not stop the class
             traceback.print_exc()  # to the worker's standard error, which is the batch's (or Dask's log)
             report = uniform_report(job.exercise, job.label, Verdict.GRADER_ERROR,

@@ -34,3 +34,6 @@ def main(argv: list[str]) -> None:
 
 if __name__ == "__main__":
     main(sys.argv)
+    from grader.sandbox.reaping import end_every_child  # its sandbox's helpers end before it does
+
+    end_every_child()

@@ -10,7 +10,7 @@ from json.encoder import encode_basestring as _json_string  # type: ignore[attr-
 from typing import Protocol
 
 from grader.model import CheckerSpec, CheckResult, Opaque
-from grader.outputs.words import a, count
+from grader.words import a, count
 
 
 class Checker(Protocol):

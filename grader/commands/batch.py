@@ -70,7 +70,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
                              f"(gradebook-KIND.csv)")
     parser.add_argument("--assignment", metavar="ID=NAME", action="append", default=None, type=_assignment,
                         help="the LMS assignment an exercise's column is for (repeatable; default: its title)")
-    parser.add_argument("--all", action="store_true", help="run big tests even after a small test failed")
+    parser.add_argument("--all", action="store_true",
+                        help="accepted for old scripts: a batch is a grade, and runs every test anyway")
     parser.add_argument("--regrade", action="store_true", help="grade everything again, ignoring stored results")
     parser.add_argument("--per-test", action="store_true",
                         help="end with the pass rate of every test too, not only one row per exercise")
@@ -174,7 +175,7 @@ def run_batch(args: argparse.Namespace) -> ExitCode:
         workers=args.workers or default_workers(), cluster=args.cluster,
         rule=NameRule(tuple(args.match)) if args.match else NameRule(), layout=args.layout,
         only=tuple(args.only or ()),
-        outputs=args.outputs, run_all=args.all, regrade=args.regrade)
+        outputs=args.outputs, regrade=args.regrade)
     # soft_wrap: a log line stays one line (and greppable) when the output is not a terminal.
     out = Console(highlight=False, emoji=False, soft_wrap=True)
     err = Console(stderr=True, highlight=False, emoji=False, soft_wrap=True)
@@ -221,7 +222,7 @@ def run_batch(args: argparse.Namespace) -> ExitCode:
 def _describe_class(batch: Batch, err: Console) -> None:
     from rich.text import Text
 
-    from grader.outputs.text import escape_controls
+    from grader.text import escape_controls
 
     folder, plan = batch.folder, batch.plan
     assert folder is not None and plan is not None
@@ -267,7 +268,7 @@ def _write_class_list(batch: Batch, roster: Roster | None, assignments: dict[str
 def _describe_roster(known: dict[str, Any], err: Console) -> None:
     from rich.text import Text
 
-    from grader.outputs.text import escape_controls
+    from grader.text import escape_controls
 
     unknown = [str(p["student"]) for p in known["unknown"]]
     unmatched = [str(p["folder"] or p["name"] or p["id"]) for p in known["roster"] if p["status"] == "no hand-in"]

@@ -16,7 +16,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     parser.add_argument("--exercises", metavar="DIR", help="exercises folder (default: ROOT/source/exercises)")
     parser.add_argument("--match", metavar="TEMPLATE", action="append", default=None,
                         help="file-name rule, as `grader batch --match` (default: {id}.{ext})")
-    parser.add_argument("--all", action="store_true", help="run big tests even after a small test failed")
+    parser.add_argument("--all", action="store_true", help="accepted for old scripts: a grade runs every test anyway")
     parser.set_defaults(run=run_gradescope)
 
 
@@ -32,7 +32,7 @@ def run_gradescope(args: argparse.Namespace) -> ExitCode:
         rule = NameRule(tuple(args.match)) if args.match else NameRule()
         if not where.submission.is_dir():
             raise UsageError(f"no submission folder at {where.submission}")
-        data = grade_submission(where, course, rule, run_all=args.all)
+        data = grade_submission(where, course, rule)
     except Exception as error:
         # Gradescope shows the student nothing useful without a results.json: write one, then fail loudly
         # in stdout, which only the instructor sees.

@@ -57,7 +57,7 @@ def run_similar(args: argparse.Namespace) -> ExitCode:
     from grader.batch.discover import NameRule, discover
     from grader.course import Course
     from grader.errors import UsageError
-    from grader.outputs.text import escape_controls
+    from grader.text import escape_controls
     from grader.similarity.analysis import THRESHOLD, analyse, comparable
 
     course = Course.at(args.exercises)

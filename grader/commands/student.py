@@ -162,7 +162,7 @@ def run_hint(args: argparse.Namespace) -> ExitCode:
     from rich.text import Text
 
     from grader.course import Course
-    from grader.cache import cache_dir
+    from grader.cache import cache_dir, keep
 
     exercise = Course.at(args.exercises).load(args.exercise)
     if not exercise.hints:
@@ -176,7 +176,7 @@ def run_hint(args: argparse.Namespace) -> ExitCode:
     count = 0 if args.reset else int(shown.get(exercise.id, 0))
     count = len(exercise.hints) if args.all else min(count + 1, len(exercise.hints))
     shown[exercise.id] = count
-    state_file.write_text(json.dumps(shown))
+    keep(state_file, json.dumps(shown).encode())
     console = _console()
     for number in range(count):
         console.print(Text(f"Hint {number + 1} of {len(exercise.hints)}", style="bold"))
@@ -202,18 +202,22 @@ def run_check(args: argparse.Namespace) -> ExitCode:
 
 def _check_once(args: argparse.Namespace, course: Course, exercise: Exercise, submission: Path,
                 meanwhile: Callable[[], object] | None = None, backend: Backend | None = None) -> ExitCode:
-    from grader.grading import grade
+    from grader.grading import GradingRequest, Pace, grade
     from grader.kinds import kind_of
     from grader.model import Verdict
+    from grader.outputs import OUTPUTS
 
     counted = not kind_of(exercise.kind).runs_code  # a prediction's answer is shown after a few wrong checks
     wrong_before = _wrong_checks(exercise.id) if counted else 0
+    # A student reading the report stops early: after a timeout an endless loop answers in about one
+    # limit, not one per test. A format that is a grade (a platform's) runs every test, as a batch does.
+    every_test = args.all or OUTPUTS[args.format].grades
+    request = GradingRequest(Pace.EVERY_TEST if every_test else Pace.FAIL_FAST,
+                             visible_only=course.is_student_bundle,
+                             private_paths=course.private_paths(submission.resolve().parent),
+                             attempt=wrong_before + 1 if counted else None)
     # The report's modules (rich) are imported on a thread while the sandbox starts and runs the tests.
-    # A student's check stops after a timeout: an endless loop answers in about one limit, not one per test.
-    report = grade(exercise, submission, run_all=args.all, visible_only=course.is_student_bundle,
-                   private_paths=course.private_paths(submission.resolve().parent),
-                   meanwhile=meanwhile, backend=backend, stop_after_timeout=not args.all,
-                   attempt=wrong_before + 1 if counted else None)
+    report = grade(exercise, submission, request, meanwhile=meanwhile, backend=backend)
     if counted and report.verdict == Verdict.WRONG_ANSWER:
         _wrong_checks(exercise.id, wrong_before + 1)
     renderer = output(args.format)
@@ -226,7 +230,7 @@ def _check_once(args: argparse.Namespace, course: Course, exercise: Exercise, su
 def _wrong_checks(exercise_id: str, record: int | None = None) -> int:
     """How many wrong checks of the exercise this user made, kept beside the hints' state; `record`
     stores a new count."""
-    from grader.cache import cache_dir
+    from grader.cache import cache_dir, keep
 
     state_file = cache_dir() / "attempts.json"
     try:
@@ -237,7 +241,7 @@ def _wrong_checks(exercise_id: str, record: int | None = None) -> int:
         state = {}
     if record is not None:
         state[exercise_id] = record
-        state_file.write_text(json.dumps(state))
+        keep(state_file, json.dumps(state).encode())
     count = state.get(exercise_id, 0)
     return count if isinstance(count, int) else 0
 

@@ -12,7 +12,7 @@ from grader.model import MISSING, CheckResult, Fault, RunResult, Test
 if TYPE_CHECKING:
     import yaml
 
-    from grader.kinds.base import SpecReader
+    from grader.spec_reader import SpecReader
 
 
 class TestForm:

@@ -11,14 +11,14 @@ import pickle
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from grader.cache import cache_dir, key_hash, write_atomically
+from grader.cache import cache_dir, keep, key_hash
 from grader.model import Test
 from grader.records import record
 
 if TYPE_CHECKING:
     import yaml
 
-    from grader.kinds.base import SpecReader
+    from grader.spec_reader import SpecReader
 
 GENERATORS = "generators.py"  # beside the exercise specs
 _made: dict[str, tuple[object, str]] = {}  # content key -> (value, digest of its data), this process
@@ -116,7 +116,7 @@ def _made_value(generated: Generated) -> tuple[object, str]:
     data = _read_bytes(path)
     if data is None:
         data = pickle.dumps(_generate(generated, source), protocol=pickle.HIGHEST_PROTOCOL)
-        write_atomically(path, data)
+        keep(path, data)
     value = pickle.loads(data)  # the grader's own cache folder (0700), hidden from every sandbox
     _made[key] = (value, key_hash(data).hexdigest())
     return _made[key]

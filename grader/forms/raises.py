@@ -16,7 +16,7 @@ from grader.records import record
 if TYPE_CHECKING:
     import yaml
 
-    from grader.kinds.base import SpecReader
+    from grader.spec_reader import SpecReader
 
 BUILTIN_ERRORS = frozenset(name for name, value in vars(builtins).items()
                            if isinstance(value, type) and issubclass(value, BaseException))

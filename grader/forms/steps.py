@@ -19,7 +19,7 @@ from grader.records import record
 if TYPE_CHECKING:
     import yaml
 
-    from grader.kinds.base import SpecReader
+    from grader.spec_reader import SpecReader
 
 
 @record

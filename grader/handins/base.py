@@ -13,7 +13,7 @@ from grader.model import Exercise, Report, Verdict
 from grader.records import record
 
 if TYPE_CHECKING:
-    from grader.batch.discover import NameRule
+    from grader.handins.names import NameRule
     from grader.handins.notebook import Cell
 
 SOURCE_NAME = "submission.py"  # what the sandbox's harness calls the entry module in its tracebacks
@@ -127,6 +127,6 @@ class Context:
 def _default_rule() -> NameRule:
     # The batch's matching rules, imported when a rule is needed: a single-file check needs none of the
     # batch's layouts (zip and download readers) at start-up.
-    from grader.batch.discover import NameRule
+    from grader.handins.names import NameRule
 
     return NameRule()

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from grader.handins.base import Context, Handin, refuse
 from grader.handins.text import MAX_FILE_BYTES, read_bytes
-from grader.outputs.text import text_of_name
+from grader.text import text_of_name
 from grader.handins.tree import IGNORED, MAX_FILES, MAX_TOTAL_BYTES, Tree, handin_of, wanted
 
 

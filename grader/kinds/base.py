@@ -4,21 +4,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from grader.forms import form_of
 from grader.model import Compare, Exercise, Outcome, RunResult, Test
+from grader.spec_reader import SpecReader
 
 if TYPE_CHECKING:
     import yaml
-
-
-class SpecReader(Protocol):
-    """What a kind may use of the spec loader: reading nodes and reporting problems at their position."""
-
-    def problem(self, node: yaml.Node, message: str) -> None: ...
-
-    def text(self, node: yaml.Node | None, where: str, default: str = "") -> str: ...
 
 
 class SubmissionKind:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from grader.checkers import judge_lines
 from grader.kinds.base import SpecReader, SubmissionKind, as_program
 from grader.model import MISSING, Exercise, Outcome, RunResult, Test, Verdict
-from grader.outputs.words import count
+from grader.words import count
 from grader.records import record
 
 if TYPE_CHECKING:

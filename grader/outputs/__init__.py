@@ -34,14 +34,15 @@ class Entry:
     report: bool = False  # offered by `grader check --format`
     batch: bool = False  # offered by `grader batch --outputs`, in this order
     default: bool = True  # written by a batch that names no --outputs
+    grades: bool = False  # a platform's score: `grader check --format` runs every test for it, as a batch does
 
 
 OUTPUTS: dict[str, Entry] = {
     "csv": Entry("grader.outputs.csv_gradebook:CsvGradebook", batch=True),
     "json": Entry("grader.outputs.json_report:JsonReport", report=True, batch=True),
-    "gradescope": Entry("grader.outputs.gradescope:GradescopeResults", report=True, batch=True),
-    "prairielearn": Entry("grader.outputs.prairielearn:PrairieLearnResults", report=True),
-    "github-classroom": Entry("grader.outputs.github_classroom:GitHubClassroomResults", report=True),
+    "gradescope": Entry("grader.outputs.gradescope:GradescopeResults", report=True, batch=True, grades=True),
+    "prairielearn": Entry("grader.outputs.prairielearn:PrairieLearnResults", report=True, grades=True),
+    "github-classroom": Entry("grader.outputs.github_classroom:GitHubClassroomResults", report=True, grades=True),
     "junit": Entry("grader.outputs.junit:JUnitXml", batch=True),
     "html": Entry("grader.outputs.html:HtmlPages", batch=True),
     "terminal": Entry("grader.outputs.terminal:TerminalReport", report=True),

@@ -9,7 +9,7 @@ import io
 import re
 from collections.abc import Iterable
 
-from grader.outputs.text import escape_controls
+from grader.text import escape_controls
 
 # A spreadsheet runs a cell that starts with one of these as a formula (OWASP's CSV injection): a cell must
 # not, at its start nor after a character a spreadsheet may split cells on (a ; in many locales, a tab, a |).

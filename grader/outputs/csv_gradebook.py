@@ -8,7 +8,7 @@ from grader.batch.gradebook import Gradebook
 from grader.outputs import Output
 from grader.outputs.cells import csv_text
 from grader.outputs.files import write_atomic
-from grader.outputs.text import points
+from grader.text import points
 
 FILE = "gradebook.csv"
 

@@ -5,8 +5,8 @@ region around it. Plain strings only: the terminal draws the rows."""
 from __future__ import annotations
 
 from grader.checkers import first_difference, judge_lines, visible
-from grader.outputs.text import escape_controls
-from grader.outputs.words import count
+from grader.text import escape_controls
+from grader.words import count
 from grader.records import record
 
 WINDOW = 64  # characters of a long line or value shown around its first difference

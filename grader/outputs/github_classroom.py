@@ -9,7 +9,7 @@ from typing import TextIO
 
 from grader.model import Outcome, Report, Verdict
 from grader.outputs import Output
-from grader.outputs.text import headline, plain_body
+from grader.text import headline, plain_body
 
 VERSION = 1  # of the reporter's format
 

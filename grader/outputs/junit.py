@@ -14,7 +14,7 @@ from grader.batch.gradebook import Gradebook
 from grader.model import Outcome, Verdict
 from grader.outputs import Output
 from grader.outputs.files import write_atomic
-from grader.outputs.text import escape_controls, plain_body, points
+from grader.text import escape_controls, plain_body, points
 
 FILE = "junit.xml"
 FAILURES = {Verdict.WRONG_ANSWER, Verdict.MISSING, Verdict.RULE_VIOLATION}

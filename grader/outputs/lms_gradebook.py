@@ -19,7 +19,7 @@ from grader.errors import UsageError
 from grader.outputs import Output
 from grader.outputs.cells import csv_text
 from grader.outputs.files import write_atomic
-from grader.outputs.text import points
+from grader.text import points
 
 CLASS_FILE = "class.json"
 CANVAS_IDENTITY = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")

@@ -9,7 +9,7 @@ from typing import TextIO
 
 from grader.model import Report, Verdict
 from grader.outputs import Output
-from grader.outputs.text import headline, plain_body, points
+from grader.text import headline, plain_body, points
 
 
 def prairielearn_results(report: Report) -> dict[str, object]:

@@ -15,8 +15,8 @@ from rich.text import Text
 
 from grader.model import Outcome, Report, Verdict
 from grader.outputs import Output
-from grader.outputs.text import NOTHING, cpu_time, escape_controls, points
-from grader.outputs.words import count, plural
+from grader.text import NOTHING, cpu_time, escape_controls, points
+from grader.words import count, plural
 
 STYLE = {
     Verdict.PASSED: ("PASS", "bold green"),

@@ -8,7 +8,7 @@ test counts; it says what the visible tests did."""
 from __future__ import annotations
 
 from grader.model import Outcome, Report, Verdict
-from grader.outputs.text import headline, plain_body, points
+from grader.text import headline, plain_body, points
 from grader.records import record
 
 

@@ -12,11 +12,11 @@ import time
 from datetime import datetime
 from pathlib import Path
 
-from grader.batch.plan import grader_version
+from grader.version import grader_version
 from grader.batch.discover import Found, NameRule, discover, extension
 from grader.batch.work import uniform_report
 from grader.course import Course
-from grader.grading import grade
+from grader.grading import GradingRequest, Pace, grade
 from grader.model import Exercise, Verdict
 from grader.platforms.gradescope import Graded, results
 from grader.records import record
@@ -53,7 +53,7 @@ class AutograderRoot:
         return self.root / "results" / "results.json"
 
 
-def grade_submission(where: AutograderRoot, course: Course, rule: NameRule, *, run_all: bool = False) -> dict[str, object]:
+def grade_submission(where: AutograderRoot, course: Course, rule: NameRule) -> dict[str, object]:
     exercises = course.load_all()
     metadata = read_metadata(where.metadata)
     graded = []
@@ -67,13 +67,13 @@ def grade_submission(where: AutograderRoot, course: Course, rule: NameRule, *, r
         private = course.private_paths(where.root.resolve())  # the bundle, the results, the metadata
         for exercise in exercises:
             graded.append(_graded(exercise, found.found[(STUDENT, exercise.id)], Path(class_root) / STUDENT,
-                                  private, run_all))
+                                  private))
         stray = [name.removeprefix(f"{STUDENT}/") for name in found.stray]
     note = f"Not graded (no exercise has this name): {', '.join(stray)}" if stray else ""
     return results(graded, {"grader_version": grader_version(), "submission": metadata}, note=note)
 
 
-def _graded(exercise: Exercise, found: Found, folder: Path, private: tuple[Path, ...], run_all: bool) -> Graded:
+def _graded(exercise: Exercise, found: Found, folder: Path, private: tuple[Path, ...]) -> Graded:
     path, refused = found.path, found.refused
     if path is None:
         name = f"{exercise.id}.{extension(exercise)}"
@@ -83,7 +83,8 @@ def _graded(exercise: Exercise, found: Found, folder: Path, private: tuple[Path,
     if refused:
         return Graded(exercise.id, relative, uniform_report(exercise, relative, Verdict.RUNTIME_ERROR, refused))
     started = time.monotonic()
-    report = grade(exercise, path, run_all=run_all, private_paths=private, label=relative)
+    # A score: every test runs, as in a batch.
+    report = grade(exercise, path, GradingRequest(Pace.EVERY_TEST, private_paths=private, label=relative))
     return Graded(exercise.id, relative, report, time.monotonic() - started)
 
 

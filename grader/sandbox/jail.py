@@ -94,7 +94,10 @@ class Jail:
         _drop_privileges(iso)
         if iso.uid is not None:
             if self.sweep_uid:  # what a grader killed while it held this uid left running; before
-                os.kill(-1, signal.SIGKILL)  # Landlock, whose signal scope would spare it (kill(-1) spares us)
+                try:  # Landlock, whose signal scope would spare it (kill(-1) spares us)
+                    os.kill(-1, signal.SIGKILL)
+                except ProcessLookupError:  # nothing of the uid was left (always so in a new PID namespace)
+                    pass
         if iso.landlock:
             prefix = os.path.dirname(os.path.dirname(python))
             read_only = [*SYSTEM_READ_ONLY, prefix] if prefix not in ("", "/") else list(SYSTEM_READ_ONLY)

@@ -33,6 +33,23 @@ def reap_orphans(keep: set[int]) -> None:
                 pass
 
 
+def end_every_child() -> None:
+    """Kill and reap every child left, and every orphan that comes back to us meanwhile (we are a subreaper
+    once anything was forked): nothing the grader started outlives it. A helper that dies with us (its
+    PR_SET_PDEATHSIG) would still be alive for a moment after we return, and a process a worker left would
+    be re-parented to init and live on."""
+    for _ in range(100):
+        left = children()
+        if not left:
+            return
+        for pid in left:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+            except (ProcessLookupError, ChildProcessError):
+                pass
+
+
 def children() -> list[int]:
     pids: list[int] = []
     for task in os.listdir("/proc/self/task"):

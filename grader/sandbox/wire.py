@@ -49,7 +49,7 @@ class Frame:
     wall_seconds: float
     cpu_seconds: float  # the parent's own reading of the sandbox's CPU, from /proc
     failure: str = ""  # "timeout", "died", "garbled", "oversized"
-    oom_killed: bool = False  # the memory cgroup killed one of the submission's processes
+    oom_killed: bool = False  # the submission's cgroup reached its memory limit (a refusal, an OOM kill)
 
 
 def framed(message: dict[str, object]) -> bytes:

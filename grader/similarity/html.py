@@ -8,7 +8,7 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from grader.outputs.files import swapped_folder, write_atomic
-from grader.outputs.text import escape_controls
+from grader.text import escape_controls
 from grader.records import record
 from grader.similarity.analysis import Similarity
 from grader.similarity.compare import Document, Pair

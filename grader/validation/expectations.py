@@ -8,7 +8,8 @@ from dataclasses import replace
 from grader.checkers import CheckerError, judge_lines, run_checker, show, typed
 from grader.forms import form_of
 from grader.forms.base import checker_input
-from grader.expected import expected_values, primary_reference
+from grader.expected import expected_values
+from grader.kinds.base import primary_reference
 from grader.kinds import kind_of
 from grader.model import MISSING, Exercise, Test
 

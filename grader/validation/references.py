@@ -16,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from grader.course import Course
-from grader.grading import grade
+from grader.grading import GradingRequest, Pace, grade
 from grader.kinds import kind_of
 from grader.model import Exercise, Outcome, Verdict
 from grader.records import record
@@ -74,14 +74,14 @@ def check_reference(course: Course, exercise: Exercise, reference: Reference) ->
     label = f"{reference.folder}/{reference.path.name}"
     if reference.folder == str(Verdict.TIMEOUT):
         raised = _with_cpu_times(exercise, TOO_SLOW_FACTOR)
-        report = grade(raised, reference.path, run_all=True, private_paths=private, label=label)
+        report = grade(raised, reference.path, GradingRequest(Pace.EVERY_TEST, private_paths=private, label=label))
         limits = {t.name: t.limits.cpu for t in exercise.tests}
         runs = [_too_slow_run(label, o, limits[o.test]) for o in report.outcomes]
         verdicts = tuple(Verdict.TIMEOUT if run.times_out_at_limit else o.verdict
                          for run, o in zip(runs, report.outcomes))
         check = _judge(reference, verdicts, report.outcomes, exercise)
         return check, [r for r in runs if r.times_out_at_limit]
-    report = grade(exercise, reference.path, run_all=True, private_paths=private, label=label)
+    report = grade(exercise, reference.path, GradingRequest(Pace.EVERY_TEST, private_paths=private, label=label))
     return _judge(reference, tuple(o.verdict for o in report.outcomes), report.outcomes, exercise), []
 
 

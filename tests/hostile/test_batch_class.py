@@ -98,7 +98,7 @@ def test_every_invisible_format_character_of_unicode_is_shown_escaped() -> None:
     import sys
     import unicodedata
 
-    from grader.outputs.text import escape_controls
+    from grader.text import escape_controls
 
     invisible = [chr(c) for c in range(sys.maxunicode + 1)
                  if unicodedata.category(chr(c)) in ("Cc", "Cf", "Zl", "Zp") and chr(c) not in "\t\n"]

@@ -7,7 +7,7 @@ import re
 import time
 from pathlib import Path
 
-from grader.grading import grade
+from grader.grading import GradingRequest, Pace, grade
 from tests.report.conftest import MEAN, render
 
 FAILS_HIDDEN = """def mean(xs):
@@ -21,7 +21,7 @@ FAILS_HIDDEN = """def mean(xs):
 
 def test_hidden_failures_are_one_line_by_kind(write) -> None:
     exercise, submission = write(MEAN, FAILS_HIDDEN)
-    text = render(grade(exercise, submission))
+    text = render(grade(exercise, submission, GradingRequest(Pace.FAIL_FAST)))
     assert "2 hidden tests: wrong answer; 1: IndexError" in text
     assert text.count("╭") == 0  # no panel for a hidden test
     assert "Score 2/6. 3 of 6 tests did not pass (3 of them hidden); 1 test was not run." in text
@@ -29,7 +29,7 @@ def test_hidden_failures_are_one_line_by_kind(write) -> None:
 
 def test_a_skipped_test_says_why_in_the_table(write) -> None:
     exercise, submission = write(MEAN, FAILS_HIDDEN)
-    text = render(grade(exercise, submission))
+    text = render(grade(exercise, submission, GradingRequest(Pace.FAIL_FAST)))
     row = next(line for line in text.splitlines() if "a long list" in line)
     assert "not run" in row and "a smaller test failed first" in row
     assert "grader check --all runs the tests marked not run." in text
@@ -93,7 +93,7 @@ def test_an_output_difference_is_expected_over_got_with_whitespace_and_the_input
 def test_a_timeout_says_what_happened_and_the_tests_left_are_not_run(write) -> None:
     exercise, submission = write(MEAN, "def mean(xs):\n    while True:\n        pass\n")
     started = time.monotonic()
-    report = grade(exercise, submission, stop_after_timeout=True)
+    report = grade(exercise, submission, GradingRequest(Pace.FAIL_FAST))
     text = render(report)
     ran = [o for o in report.outcomes if o.verdict != "skipped"]
     assert [o.verdict for o in ran] == ["timeout"]
@@ -107,7 +107,7 @@ def test_run_all_and_a_batch_run_every_test_after_a_timeout(write) -> None:
     exercise, submission = write(MEAN.replace("  - {name: three", "  - {name: slow, call: 'mean(None)', expect: 0}\n"
                                               "  - {name: three"),
                                  "def mean(xs):\n    while xs is None:\n        pass\n    return sum(xs) / len(xs)\n")
-    for report in (grade(exercise, submission, stop_after_timeout=True, run_all=True), grade(exercise, submission)):
+    for report in (grade(exercise, submission, GradingRequest(Pace.EVERY_TEST)), grade(exercise, submission)):
         assert [o.verdict for o in report.outcomes].count("timeout") == 1
         assert not any("ran out of time" in o.feedback for o in report.outcomes)
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from grader.errors import SpecError
-from grader.grading import grade
+from grader.grading import GradingRequest, grade
 from grader.spec import load_exercise
 from tests.conftest import run_cli
 from tests.report.conftest import render
@@ -31,7 +31,7 @@ def spec(extra: str = "") -> str:
 
 def test_a_wrong_prediction_marks_each_line_and_keeps_the_answer(write) -> None:
     exercise, submission = write(spec(), WRONG, exercise_id="squares", name="answer.txt")
-    report = grade(exercise, submission, attempt=1)
+    report = grade(exercise, submission, GradingRequest(attempt=1))
     text = render(report)
     assert "2 of 3 lines right; the answer is shown after 2 more wrong checks" in text
     assert "│ ✓ 0 0" in text and "│ ✗ 1 2" in text and "│ ✓ 2 4" in text
@@ -41,14 +41,14 @@ def test_a_wrong_prediction_marks_each_line_and_keeps_the_answer(write) -> None:
 
 def test_the_answer_is_shown_from_the_attempt_the_spec_sets(write) -> None:
     exercise, submission = write(spec("reveal_after: 2\n"), WRONG, exercise_id="squares", name="answer.txt")
-    assert "after 1 more wrong check" in render(grade(exercise, submission, attempt=1))
-    text = render(grade(exercise, submission, attempt=2))
+    assert "after 1 more wrong check" in render(grade(exercise, submission, GradingRequest(attempt=1)))
+    text = render(grade(exercise, submission, GradingRequest(attempt=2)))
     assert "the answer is shown below" in text and "The answer:" in text and "│   1 1" in text
 
 
 def test_never_reveal_and_a_batch_never_shows_it(write) -> None:
     exercise, submission = write(spec("reveal_after: never\n"), WRONG, exercise_id="squares", name="answer.txt")
-    assert "1 1" not in render(grade(exercise, submission, attempt=50))
+    assert "1 1" not in render(grade(exercise, submission, GradingRequest(attempt=50)))
     assert "1 1" not in render(grade(exercise, submission))
 
 
@@ -56,9 +56,9 @@ def test_a_known_wrong_answer_gets_its_hint(write) -> None:
     extra = ('misconceptions:\n  - output: "0 0\\n1 2\\n2 4\\n"\n'
              '    hint: "i * i multiplies: 1 * 1 is 1, not 2."\n')
     exercise, submission = write(spec(extra), WRONG, exercise_id="squares", name="answer.txt")
-    assert "│ hint: i * i multiplies: 1 * 1 is 1, not 2." in render(grade(exercise, submission, attempt=1))
+    assert "│ hint: i * i multiplies: 1 * 1 is 1, not 2." in render(grade(exercise, submission, GradingRequest(attempt=1)))
     other, _ = write(spec(extra), "0 0\n1 1\n2 5\n", exercise_id="squares", name="other.txt")
-    assert "hint:" not in render(grade(other, submission.with_name("other.txt"), attempt=1))
+    assert "hint:" not in render(grade(other, submission.with_name("other.txt"), GradingRequest(attempt=1)))
 
 
 def test_grader_check_counts_wrong_checks_per_user(write, tmp_path: Path) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from grader.checkers import value
 from grader.grading import grade
-from grader.outputs.words import a, count, listing
+from grader.words import a, count, listing
 from tests.report.conftest import render
 
 PASSING = """title: Double

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.grading import grade
+from grader.grading import GradingRequest, Reader, grade
 from grader.model import Limits, Report, Verdict
 from grader.sandbox import Frame, ProcessBackend, detect
 from tests.unit.test_sandbox import EXERCISE, SOURCE, make_test
@@ -96,7 +96,7 @@ def test_hidden_tests_details_are_kept_only_for_staff(submission: Path) -> None:
     exercise = replace(EXERCISE, tests=(replace(make_test("remember(0)"), name="secret", hidden=True, expect=1),))
     backend = CannedBackend({"remember(0)": 2})
     assert grade(exercise, submission, backend=backend).staff == ()  # a student's check never holds them
-    details = grade(exercise, submission, backend=backend, for_staff=True).staff
+    details = grade(exercise, submission, GradingRequest(reader=Reader.STAFF), backend=backend).staff
     assert [(d.test, d.expected, d.actual) for d in details] == [("secret", "1", "2")]
 
 

@@ -18,7 +18,7 @@ from grader.outputs import OUTPUTS, Entry, Output
 from grader.outputs.files import write_atomic
 from grader.outputs.json_report import JsonReport
 from grader.outputs.terminal import TerminalReport
-from grader.outputs.text import points
+from grader.text import points
 from tests.conftest import REFERENCE, ROOT
 
 HOSTILE = "\x1b[2J\x1b[31m[bold red]PASSED[/bold red] \udcff"
@@ -98,7 +98,7 @@ def test_terminal_report_survives_lone_surrogates_on_a_real_utf8_stream() -> Non
 
 
 def test_bidi_and_zero_width_characters_are_made_visible() -> None:
-    from grader.outputs.text import escape_controls
+    from grader.text import escape_controls
 
     assert escape_controls("abc\u202edef\u200b") == "abc\\u202edef\\u200b"
 

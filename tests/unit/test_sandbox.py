@@ -375,7 +375,7 @@ def test_a_test_after_one_that_killed_the_sandbox_gets_a_fresh_one() -> None:
 
 
 def test_a_big_test_after_a_small_failure_is_skipped_without_running(tmp_path: Path) -> None:
-    from grader.grading import grade
+    from grader.grading import GradingRequest, Pace, grade
     from grader.model import Verdict
 
     # Wrong on its small test; the big one would spin for its whole 20 s CPU limit if it were run.
@@ -386,7 +386,7 @@ def test_a_big_test_after_a_small_failure_is_skipped_without_running(tmp_path: P
     submission = tmp_path / "demo.py"
     submission.write_text(TIMED)
     before, started = _our_children(), time.monotonic()
-    report = grade(exercise, submission)
+    report = grade(exercise, submission, GradingRequest(Pace.FAIL_FAST))  # a student's check fails fast
     assert time.monotonic() - started < 10
     assert [o.verdict for o in report.outcomes] == [Verdict.WRONG_ANSWER, Verdict.SKIPPED]
     assert _our_children() <= before
@@ -406,7 +406,7 @@ def test_a_borderline_test_is_run_once_more_and_the_next_test_still_gets_its_ver
 
 
 def test_a_helper_forging_replies_neither_answers_a_test_nor_holds_up_the_close(tmp_path: Path) -> None:
-    from grader.grading import grade
+    from grader.grading import GradingRequest, Pace, grade
     from grader.model import Verdict
 
     exercise = replace(EXERCISE, tests=(
@@ -416,7 +416,7 @@ def test_a_helper_forging_replies_neither_answers_a_test_nor_holds_up_the_close(
     submission = tmp_path / "demo.py"
     submission.write_text(SPAMMER)
     started = time.monotonic()
-    report = grade(exercise, submission)
+    report = grade(exercise, submission, GradingRequest(Pace.FAIL_FAST))
     assert [o.verdict for o in report.outcomes] == [Verdict.WRONG_ANSWER, Verdict.SKIPPED]
     assert time.monotonic() - started < 10
 

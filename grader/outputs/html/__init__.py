@@ -18,7 +18,7 @@ from grader.model import Verdict
 from grader.outputs import Output
 from grader.outputs.files import swapped_folder, write_atomic
 from grader.outputs.html.source import source_of
-from grader.outputs.text import DIFF_CAPTION, NOTHING, body_form, cpu_time, diff_lines, escape_controls, points
+from grader.text import DIFF_CAPTION, NOTHING, body_form, cpu_time, diff_lines, escape_controls, points
 
 FOLDER = "html"
 TEMPLATES = Path(__file__).resolve().parent

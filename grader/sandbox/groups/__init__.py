@@ -22,8 +22,9 @@ class ResourceGroup(Protocol):
     def cpu_seconds(self) -> float:
         """CPU used by every process that was ever a member."""
 
-    def oom_kills(self) -> int:
-        """How many members the memory limit has killed."""
+    def memory_hits(self) -> int:
+        """How often the group reached its memory limit (an allocation refused, a member OOM-killed): a run
+        stopped for its CPU time while the kernel reclaimed at the limit ran out of memory, not time."""
 
     def signal_members(self) -> bool:
         """SIGKILL every member once; False when there was none."""

@@ -73,8 +73,15 @@ class Group:
         except (OSError, ValueError):
             return 0.0
 
-    def oom_kills(self) -> int:
-        return self._counters.field(f"{self.dirs['memory']}/memory.oom_control", b"oom_kill")
+    def memory_hits(self) -> int:
+        memory = self.dirs["memory"]
+        hits = self._counters.field(f"{memory}/memory.oom_control", b"oom_kill")
+        for name in ("memory.failcnt", "memory.memsw.failcnt"):
+            try:
+                hits += int(self._counters.read(f"{memory}/{name}"))
+            except (OSError, ValueError):
+                pass
+        return hits
 
     def pids(self) -> list[int]:
         return members(f"{self.dirs['pids']}/cgroup.procs")

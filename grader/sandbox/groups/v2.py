@@ -86,8 +86,9 @@ class Group:
     def cpu_seconds(self) -> float:
         return self._counters.field(f"{self.dir}/cpu.stat", b"usage_usec") / 1e6
 
-    def oom_kills(self) -> int:
-        return self._counters.field(f"{self.dir}/memory.events", b"oom_kill")
+    def memory_hits(self) -> int:
+        events = f"{self.dir}/memory.events"
+        return self._counters.field(events, b"max") + self._counters.field(events, b"oom_kill")
 
     def pids(self) -> list[int]:
         return members(f"{self.dir}/cgroup.procs")

@@ -1,8 +1,10 @@
 # Searches the whole disk, /proc and its environment for the course's secret, and tries to write outside.
 import os
+import stat
 import time
 
 NEEDLE = ("HOSTILE" + "-" + "{token}").encode()
+LOOKED_AT = 20000  # files read at most: the secrets are planted where it looks first
 FIRST = ["/tmp", "/work", "/root", "/home", "/var", "/srv", "/opt", "/dev/shm", "{course}", "/"]
 
 
@@ -21,7 +23,12 @@ def search():
                 path = os.path.join(folder, name)
                 seen += 1
                 try:
-                    with open(path, "rb") as file:
+                    # Regular files only, opened without blocking: a FIFO or a device on a big disk would
+                    # hold the search past its wall time. Bounded by count too, whatever the disk's size.
+                    if seen > LOOKED_AT or not stat.S_ISREG(os.lstat(path).st_mode):
+                        continue
+                    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
+                    with open(fd, "rb") as file:
                         if NEEDLE in file.read(1 << 20):
                             hits.append(path)
                 except OSError:
