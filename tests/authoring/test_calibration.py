@@ -100,14 +100,17 @@ def test_changing_a_reference_or_a_test_recalibrates_and_a_statement_typo_does_n
     assert len(calibration_files(cache)) == 3
 
 
-def test_the_key_changes_with_the_machine_and_the_interpreter(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_the_key_changes_with_the_cpu_and_the_interpreter_not_the_host(monkeypatch: pytest.MonkeyPatch,
+                                                                        tmp_path: Path) -> None:
     path = tmp_path / "exercises" / "squares.yaml"
     path.parent.mkdir()
     path.write_text(SQUARES)
     exercise = load_exercise(path)
     key = calibration_key(exercise)
     assert calibration_key(exercise) == key
-    monkeypatch.setattr(calibration, "machine", lambda: "another host / another CPU / 2 CPUs")
+    monkeypatch.setattr(calibration, "machine", lambda: "another host / the same CPU / 2 CPUs")
+    assert calibration_key(exercise) == key  # Gradescope grades in containers with other host names
+    monkeypatch.setattr(calibration, "cpu_model", lambda: "another CPU")
     assert calibration_key(exercise) != key
     monkeypatch.undo()
     monkeypatch.setattr(calibration, "interpreter", lambda: "/usr/bin/python3.12 (1 bytes, mtime 1)")

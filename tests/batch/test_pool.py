@@ -25,8 +25,8 @@ SLEEPY = "import time\ntime.sleep(1.5)\n\ndef add(a, b):\n    return a + b\n"
 
 @pytest.fixture
 def sleepy_job(tmp_path: Path) -> Job:
-    exercise, digest = resolve(Course.at(write_course(tmp_path)).load("add"))
-    return Job(GradingKey("sleepy", digest, "test", False), pack(exercise), "ada/add.py", SLEEPY, ())
+    exercise, expected, digest = resolve(Course.at(write_course(tmp_path)).load("add"))
+    return Job(GradingKey("sleepy", digest, "test", True), pack(exercise, expected), "ada/add.py", SLEEPY, ())
 
 
 def kill_workers_while_busy(pool: LocalPool, times: int, killed: list[int]) -> threading.Thread:

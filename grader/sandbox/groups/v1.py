@@ -7,7 +7,7 @@ import itertools
 import os
 from pathlib import Path
 
-from grader.sandbox.groups.files import Counters, kill_members, members, write
+from grader.sandbox.groups.files import Counters, kill_members, left_by_a_dead_grader, members, owner_tag, write
 
 V1_ROOT = Path("/sys/fs/cgroup")
 CONTROLLERS = ("memory", "pids", "cpuacct")
@@ -43,7 +43,7 @@ class Group:
     """One group in each controller hierarchy, named after this grader process."""
 
     def __init__(self, name: str | None = None) -> None:
-        self.name = PREFIX + (name or f"{os.getpid()}-{next(_counter)}")
+        self.name = PREFIX + (name or f"{owner_tag()}-{next(_counter)}")
         # Plain strings and os calls: a batch makes and removes a group per submission.
         self.dirs = {c: f"{V1_ROOT}/{c}/{self.name}" for c in CONTROLLERS}
         self._counters = Counters()
@@ -116,8 +116,7 @@ def remove_stale() -> None:
     children orphaned when the harness died with the grader) are killed, the groups removed."""
     for controller in CONTROLLERS:
         for folder in (V1_ROOT / controller).glob(PREFIX + "*"):
-            owner = folder.name[len(PREFIX):].split("-")[0]
-            if owner.isdigit() and not Path(f"/proc/{owner}").exists():
+            if left_by_a_dead_grader(folder.name[len(PREFIX):]):
                 stale = Group(folder.name[len(PREFIX):])
                 stale.kill()
                 try:

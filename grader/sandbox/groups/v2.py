@@ -9,7 +9,7 @@ import os
 import time
 from pathlib import Path
 
-from grader.sandbox.groups.files import Counters, kill_members, members, write
+from grader.sandbox.groups.files import Counters, kill_members, left_by_a_dead_grader, members, owner_tag, write
 
 PREFIX = "grader-"
 NEEDED = ("memory", "pids")
@@ -60,7 +60,7 @@ class Group:
     """One group, named after this grader process."""
 
     def __init__(self, name: str | None = None, root: Path | None = None) -> None:
-        self.name = PREFIX + (name or f"{os.getpid()}-{next(_counter)}")
+        self.name = PREFIX + (name or f"{owner_tag()}-{next(_counter)}")
         self.dir = f"{root or hierarchy()}/{self.name}"
         self._counters = Counters()
 
@@ -121,8 +121,7 @@ def remove_stale() -> None:
     """Groups left by a grader killed before it closed its sandbox: their processes killed, groups removed."""
     root = hierarchy()
     for folder in root.glob(PREFIX + "*"):
-        owner = folder.name[len(PREFIX):].split("-")[0]
-        if owner.isdigit() and not Path(f"/proc/{owner}").exists():
+        if left_by_a_dead_grader(folder.name[len(PREFIX):]):
             stale = Group(folder.name[len(PREFIX):], root)
             stale.kill()
             stale.remove()
