@@ -38,6 +38,20 @@ def escape_controls(text: str) -> str:
     return _MAYBE_HIDDEN.sub(_escape_one, text)
 
 
+def text_of_name(name: str) -> str:
+    """A file name as text every later stage takes (a store, a report): a byte that is no UTF-8, which os
+    gives as a lone surrogate, written as its escape (jos\\xe9); any other lone surrogate as \\udXXX."""
+    try:
+        name.encode("utf-8")
+        return name
+    except UnicodeEncodeError:
+        pass
+    try:
+        return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:
+        return name.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def _escape_one(match: re.Match[str]) -> str:
     char = match.group()
     if char.isprintable() and char not in _BLANK_LETTERS:  # a letter, a symbol, an ideograph: as it is

@@ -8,7 +8,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader.batch.layouts import LAYOUTS, HandIn, detect, gradescope_root, visible
+from grader.batch.layouts import LAYOUTS, HandIn, detect, gradescope_root, settle_names, visible
 from grader.batch.unpack import unpack
 from grader.errors import UsageError
 from grader.handins import NOTEBOOK_SUFFIX, ZIP_SUFFIX
@@ -68,7 +68,7 @@ def discover(root: Path, exercises: list[Exercise], rule: NameRule, layout: str 
         layout = detect(root)
     if layout == "gradescope":
         root = gradescope_root(root) or root
-    hand_ins = LAYOUTS[layout](root)
+    hand_ins = settle_names(LAYOUTS[layout](root))
     if not hand_ins:
         raise UsageError(f"{root} has no student folders: put each student's files in a folder of their own, "
                          f"e.g. {root}/ada/count-queens.py (or give a Canvas, Moodle, Gradescope or GitHub "

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import os
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.errors import UsageError
-from grader.text import escape_controls
+from grader.text import escape_controls, text_of_name
 from grader.records import record
 
 # Folders that archive tools, editors and version control leave beside (or inside) real student folders.
@@ -169,7 +170,7 @@ def moodle(root: Path) -> list[HandIn]:
             walk(path, own)
             hand_in.files += own.files
             hand_in.not_walked += own.not_walked
-    return _distinct(list(people.values()))
+    return list(people.values())
 
 
 # ---------------------------------------------------------------- Gradescope
@@ -190,16 +191,28 @@ def gradescope(root: Path) -> list[HandIn]:
     people: list[HandIn] = []
     for folder_name, record in sorted(metadata.items(), key=lambda item: str(item[0])):
         submitters = record.get(":submitters") if isinstance(record, dict) else None
-        folder = root / str(folder_name)
         if not isinstance(submitters, list) or not submitters:
             raise UsageError(f"{metadata_path}: {visible(str(folder_name))} lists no :submitters")
         for submitter in submitters:
             submitter = submitter if isinstance(submitter, dict) else {}
             ids = {key: str(submitter[f":{field_}"]) for key, field_ in (("email", "email"), ("sis_id", "sid"))
                    if submitter.get(f":{field_}") not in (None, "")}
-            people.append(_folder_hand_in(str(submitter.get(":name") or folder_name), folder,
-                                          submission=str(folder_name), **ids))
-    return _distinct(people)
+            name = str(submitter.get(":name") or folder_name)
+            if own_folder(str(folder_name)):
+                people.append(_folder_hand_in(name, root / str(folder_name), submission=str(folder_name), **ids))
+            else:
+                people.append(HandIn(name, ids={"submission": str(folder_name), **ids}, refused=OUTSIDE))
+    return people
+
+
+# The metadata names each submission's folder: only a folder of the export itself is read, so no entry
+# points a student's files at another's, or at the grader's own (a path with / or .., or absolute).
+OUTSIDE = "the platform's metadata names a submission folder outside the download; it is not read"
+
+
+def own_folder(name: str) -> bool:
+    """A plain name of one entry of the download's own folder: no separator, no '..', no NUL."""
+    return bool(name) and name not in (".", "..") and not any(c in name for c in "/\\\0")
 
 
 def gradescope_root(root: Path) -> Path | None:
@@ -212,16 +225,28 @@ def gradescope_root(root: Path) -> Path | None:
     return None
 
 
-def _distinct(people: list[HandIn]) -> list[HandIn]:
-    """Two students of one name (two Canvas `smithbob`s) are told apart by their platform id."""
-    counts: dict[str, int] = {}
+def settle_names(people: list[HandIn]) -> list[HandIn]:
+    """Every student's name made safe and unique, once, before anything shows or stores it: a byte that is
+    no UTF-8 and every control or bidirectional character written as its escape; two students of one name
+    (two Canvas `smithbob`s, two Gradescope `Ada`s) told apart by their platform id, then by a number."""
     for hand_in in people:
-        counts[hand_in.student] = counts.get(hand_in.student, 0) + 1
+        shown = visible(text_of_name(hand_in.student))
+        hand_in.student = shown.replace("\t", "\\x09").replace("\n", "\\x0a") or "_"  # a name is one line
+    counts = Counter(hand_in.student for hand_in in people)
     for hand_in in people:
         if counts[hand_in.student] > 1:
             tag = (hand_in.ids.get("id") or hand_in.ids.get("participant") or hand_in.ids.get("sis_id")
                    or hand_in.ids.get("email") or "")
-            hand_in.student = f"{hand_in.student}_{tag}"
+            hand_in.student = f"{hand_in.student}_{visible(tag)}" if tag else hand_in.student
+    taken: set[str] = set()
+    counts = Counter(hand_in.student for hand_in in people)
+    for hand_in in people:
+        name, number = hand_in.student, 1
+        while name in taken or (number > 1 and counts[name]):
+            number += 1
+            name = f"{hand_in.student} ({number})"
+        taken.add(name)
+        hand_in.student = name
     return people
 
 

@@ -195,15 +195,23 @@ def _first(pair: tuple[str, object]) -> str:
     return pair[0]
 
 
+def safe_repr(value: object) -> str:
+    """repr(), or what the value is when repr() refuses it (an int of more than 4300 digits, deep nesting)."""
+    try:
+        return repr(value)
+    except (ValueError, RecursionError, MemoryError):
+        return f"<{type_name(value)} too large to show>"
+
+
 def show(value: object, width: int = 80) -> str:
-    text = repr(value)
+    text = safe_repr(value)
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def show_pair(expected: object, actual: object, width: int = 2000) -> tuple[str, str]:
     """Both values' reprs; long ones cut to the same window around their first difference, so that a list
     wrong at index 229 shows index 229, not its first items."""
-    want, got = repr(expected), repr(actual)
+    want, got = safe_repr(expected), safe_repr(actual)
     if max(len(want), len(got)) <= width:
         return want, got
     start = max(0, first_difference(want, got) - width // 4)

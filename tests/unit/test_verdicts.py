@@ -173,3 +173,20 @@ def test_only_a_small_test_stopped_on_cpu_hints_at_a_loop() -> None:
     assert "a loop that never ends" in judge(a_test(), stopped, 3).feedback
     assert "loop" not in judge(replace(a_test(), big=True), stopped, 3).feedback  # big: it may be slowness
     assert "loop" not in judge(a_test(), RunResult(timing=Timing.OVER_LIMIT, cpu_seconds=1.1), 3).feedback
+
+
+@pytest.mark.parametrize("observed", [
+    RunResult(timing=Timing.OVER_LIMIT, cpu_seconds=1.1, fault=Fault.RAISED, error_type="ValueError",
+              error_message="LEAK:[1, 3]"),
+    RunResult(timing=Timing.STOPPED_CPU, cpu_seconds=1.2, error_message="LEAK:[1, 3]"),  # a forged message
+    RunResult(timing=Timing.STOPPED_WALL, wall_seconds=5.0, error_message="while loading the file LEAK:[1, 3]"),
+    RunResult(fault=Fault.OUT_OF_MEMORY, error_type="MemoryError", error_message="LEAK:[1, 3]",
+              traceback="LEAK:[1, 3]"),
+    RunResult(output_truncated=True, stdout="LEAK:[1, 3]", error_message="LEAK:[1, 3]"),
+    RunResult(fault=Fault.DIED, error_message="LEAK:[1, 3]"),
+    RunResult(exit_code=3, stderr="LEAK:[1, 3]"),
+])
+def test_a_hidden_failure_is_told_in_the_graders_words_on_every_path(observed: RunResult) -> None:
+    outcome = judge(a_test(hidden=True), observed, 3)
+    assert outcome.verdict != Verdict.PASSED and outcome.feedback
+    assert "LEAK" not in outcome.feedback and "[1, 3]" not in outcome.feedback + outcome.details

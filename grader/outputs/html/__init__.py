@@ -12,7 +12,7 @@ from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-from grader.batch.gradebook import Gradebook, PassRate, file_name_for, histogram, pass_rates
+from grader.batch.gradebook import Gradebook, PassRate, file_names, histogram, pass_rates
 from grader.batch.per_exercise import exercise_summaries
 from grader.model import Verdict
 from grader.outputs import Output
@@ -64,8 +64,9 @@ def rates_by_exercise(book: Gradebook) -> dict[str, list[PassRate]]:
 class HtmlPages(Output):
     def write(self, book: Gradebook, folder: Path) -> list[Path]:
         env = environment()
-        pages = {student: f"students/{file_name_for(student)}.html" for student in book.students}
-        staff_pages = {student: f"staff/{file_name_for(student)}.html" for student in book.students}
+        named = file_names(book.students)
+        pages = {student: f"students/{named[student]}.html" for student in book.students}
+        staff_pages = {student: f"staff/{named[student]}.html" for student in book.students}
         with swapped_folder(folder / FOLDER) as building:
             (building / "students").mkdir()
             write_atomic(building / "index.html", env.get_template("batch_class.html.j2").render(
