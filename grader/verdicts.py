@@ -69,10 +69,7 @@ def verdict_for(test: Test, result: RunResult) -> tuple[Verdict | None, str, str
         return Verdict.MEMORY_LIMIT, f"ran out of memory (limit {limit.memory} MiB)", result.traceback
     if result.timing is not Timing.IN_TIME:
         where = f" {result.error_message}" if result.error_message else ""
-        used = _time_used(test, result)
-        if result.timing is Timing.STOPPED_CPU and not test.big and not where:
-            used += f" ({LOOP_HINT})"  # a small test is over in milliseconds: a whole second is rarely slowness
-        return Verdict.TIMEOUT, f"time limit exceeded{where}: {used}", ""
+        return Verdict.TIMEOUT, f"time limit exceeded{where}: {_time_used(test, result, not where)}", ""
     if result.output_truncated:
         return Verdict.OUTPUT_LIMIT, f"printed more than {limit.output} KiB", ""
     if result.fault is not Fault.NONE and not (form.judges_raise and result.fault is Fault.RAISED):
@@ -86,9 +83,13 @@ def verdict_for(test: Test, result: RunResult) -> tuple[Verdict | None, str, str
     return None, "", ""
 
 
-def _time_used(test: Test, result: RunResult) -> str:
-    """The grader's own reading of the time a run took: its numbers and the limit, no word of the run's."""
+def _time_used(test: Test, result: RunResult, in_a_test: bool = True) -> str:
+    """The grader's own reading of the time a run took: its numbers and the limit, no word of the run's;
+    and, for a small test stopped on its CPU time, the hint that it may never end."""
     limit = test.limits
+    if result.timing is Timing.STOPPED_CPU and not test.big and in_a_test:
+        # A small test is over in milliseconds: a whole second is rarely slowness.
+        return f"stopped after {result.cpu_seconds:.2f} s of CPU; the limit is {limit.cpu:.2f} s ({LOOP_HINT})"
     if result.timing is Timing.STOPPED_WALL and result.cpu_seconds < limit.cpu:
         return (f"stopped after {result.wall_seconds:.2f} s of wall-clock time, most of it waiting or "
                 f"sleeping; the limit is {limit.wall_seconds:.2f} s")
@@ -112,7 +113,7 @@ def hidden_feedback(verdict: Verdict, feedback: str, result: RunResult, test: Te
         return ""
     if verdict == Verdict.TIMEOUT:
         where = f" {LOADING}" if result.error_message.startswith(LOADING) else ""
-        return f"time limit exceeded{where}: {_time_used(test, result)}"
+        return f"time limit exceeded{where}: {_time_used(test, result, not where)}"
     if verdict == Verdict.MEMORY_LIMIT:
         return f"ran out of memory (limit {limit.memory} MiB)"
     if verdict == Verdict.OUTPUT_LIMIT:
