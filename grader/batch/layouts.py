@@ -149,7 +149,7 @@ def canvas(root: Path) -> list[HandIn]:
             names.append(resubmitted["stem"] + resubmitted["suffix"])
             revision = int(resubmitted["revision"])
         hand_in.files.append(Candidate(path, tuple(names), late=bool(match["late"]), revision=revision))
-    return _distinct(list(people.values()))
+    return list(people.values())  # names made distinct once, for every layout: settle_names
 
 
 def moodle(root: Path) -> list[HandIn]:
