@@ -33,6 +33,18 @@ def check(input, answer, expected):
     return True, ""
 
 
+def check_two_calls(input, answer, expected):
+    """[any_queens(5), any_queens(4)]: two calls in a row, each answering its own board (nothing the first
+    call left behind, in a default argument or a global, may change the second's answer)."""
+    if type(answer) is not list or len(answer) != 2:
+        return False, f"expected the answers of two calls, got {_short(answer)}"
+    for n, board in zip((5, 4), answer):
+        passed, feedback = check((n,), board, expected)
+        if not passed:
+            return False, f"any_queens({n}), called after another call: {feedback}"
+    return True, ""
+
+
 def _short(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."

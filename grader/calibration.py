@@ -111,7 +111,7 @@ def calibration_key(exercise: Exercise) -> str:
     """Everything a limit depends on: the CPU model, the interpreter, what the tests run, the accepted references."""
     digest = key_hash()
     parts: list[object] = [CALIBRATION_VERSION, cpu_model(), interpreter(), exercise.id, exercise.kind,
-                           exercise.entry, exercise.prelude, exercise.calibration]
+                           exercise.entry, exercise.prelude, exercise.test_setup, exercise.calibration]
     parts += [(t.name, t.call, t.stdin, t.compare, written_cpu(t)) for t in exercise.tests]
     for reference in accepted_references(exercise):
         parts += [reference.name, reference.read_bytes()]

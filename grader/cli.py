@@ -61,7 +61,7 @@ def main(argv: Sequence[str] | None = None) -> ExitCode:
         return ExitCode(args.run(args))
     except UsageError as error:
         _parser_of(parser, args.command).print_usage(sys.stderr)
-        print(f"error: {error}", file=sys.stderr)
+        print(f"error: {_shown(error)}", file=sys.stderr)
         return ExitCode.USAGE_ERROR
     except SpecError as error:
         for problem in error.problems:
@@ -79,9 +79,16 @@ def main(argv: Sequence[str] | None = None) -> ExitCode:
             import traceback  # only here: a crash is rare, every start is not
 
             traceback.print_exc()
-        print(f"internal error: {type(error).__name__}: {error} (run with --debug for the traceback)",
+        print(f"internal error: {type(error).__name__}: {_shown(error)} (run with --debug for the traceback)",
               file=sys.stderr)
         return ExitCode.INTERNAL_ERROR
+
+
+def _shown(error: BaseException) -> str:
+    """An error's message as a terminal may print it: it can quote a student's name, file or output."""
+    from grader.text import escape_controls  # only on an error: every start does not pay for it
+
+    return escape_controls(str(error))
 
 
 def _parser_of(parser: argparse.ArgumentParser, command: str) -> argparse.ArgumentParser:

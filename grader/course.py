@@ -44,6 +44,10 @@ class Course:
         path = Path(folder) if folder is not None else find_exercises(cwd, environ)
         if not path.is_dir():
             raise UsageError(f"no exercises folder at {path}")
+        if (path / COURSE_FILE).is_file():  # the course's root given: its exercises, not its course file
+            path = _configured_exercises(path / COURSE_FILE)
+        elif (path / "exercises").is_dir() and not any(path.glob("*.yaml")):
+            path = path / "exercises"
         return cls(path.resolve())
 
     @property

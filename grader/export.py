@@ -19,10 +19,11 @@ from grader.forms import form_of
 from grader.kinds import kind_of
 from grader.forms.given import Generated
 from grader.model import MISSING, CalibrationRule, CheckerSpec, Exercise, Limits, Rule, Test
+from grader.platforms.course_files import test_files
 from grader.records import record
 from grader.spec import load_exercise
 
-KEY_ORDER = ("title", "kind", "entry", "prelude", "statement", "snippet", "starter", "hints", "limits",
+KEY_ORDER = ("title", "kind", "entry", "prelude", "test_setup", "handin_files", "hidden_tests", "statement", "snippet", "starter", "hints", "limits",
              "calibration", "checker", "require", "forbid", "tests")
 
 
@@ -90,9 +91,10 @@ def exercise_spec(exercise: Exercise, tests: tuple[Test, ...], expected: dict[st
     spec: dict[str, object] = {"title": exercise.title, "kind": str(exercise.kind)}
     if exercise.entry:
         spec["entry"] = exercise.entry
-    for key in ("prelude", "statement", "snippet", "starter"):
+    for key in ("prelude", "test_setup", "statement", "snippet", "starter"):
         spec[key] = getattr(exercise, key)
     spec["hints"] = list(exercise.hints)
+    spec["handin_files"] = list(exercise.handin_files)
     spec["limits"] = _limit_changes(exercise.limits, Limits())
     if exercise.calibration != CalibrationRule():
         spec["calibration"] = {f.name: getattr(exercise.calibration, f.name) for f in fields(CalibrationRule)}
@@ -126,6 +128,8 @@ def _test(exercise: Exercise, test: Test, expected: dict[str, object]) -> dict[s
     for key in ("feedback", "description"):
         if getattr(test, key):
             entry[key] = getattr(test, key)
+    if test.feedback_by:
+        entry["feedback"] = dict(test.feedback_by, **({"any": test.feedback} if test.feedback else {}))
     for flag in ("hidden", "big"):
         if getattr(test, flag):
             entry[flag] = True
@@ -185,8 +189,11 @@ def export_student_bundle(exercises: list[Exercise], root: Path, *, force: bool 
             raise UsageError(f"cannot export {exercise.id}: {error}") from None
         path = folder / f"{exercise.id}.yaml"
         _copy_course_files(visible, folder)
-        write_spec(exercise_spec(exercise, visible, {t.name: expected[t.name] for t in visible if t.name in expected}),
-                   path)
+        spec = exercise_spec(exercise, visible, {t.name: expected[t.name] for t in visible if t.name in expected})
+        left_out = len(exercise.tests) - len(visible) + exercise.hidden_tests
+        if left_out:
+            spec["hidden_tests"] = left_out  # `grader show` counts them
+        write_spec(spec, path)
         _check_round_trip(path, exercise, visible, expected)
         written.append((exercise.id, len(visible), len(exercise.tests) - len(visible)))
     (folder / STUDENT_BUNDLE_MARKER).write_text("Written by `grader export --student`: hidden tests run at "
@@ -198,9 +205,9 @@ def export_student_bundle(exercises: list[Exercise], root: Path, *, force: bool 
 def _copy_course_files(tests: tuple[Test, ...], folder: Path) -> None:
     """The course's own code the visible tests name (a checker file, generators.py), beside the bundle's specs."""
     for test in tests:
-        sources = [Path(str(dict(test.checker.args)["file"]))] if test.checker.name == "custom" else []
-        sources += [value.source for _, value in test.given if isinstance(value, Generated)]
-        for source in sources:
+        for source in test_files(test):
+            if not source.is_file():
+                raise UsageError(f"test '{test.name}' names {source.name}, which is not in {source.parent}")
             shutil.copyfile(source, folder / source.name)
 
 

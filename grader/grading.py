@@ -5,9 +5,10 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 from dataclasses import replace
-from enum import StrEnum
 from pathlib import Path
 
+from grader.compat import StrEnum
+from grader.environment import report_note
 from grader.expected import ExpectationError, expected_values
 from grader.kinds import kind_of
 from grader.handins.base import Context, Handin
@@ -82,7 +83,7 @@ def grade(exercise: Exercise, submission: Path, request: GradingRequest = Gradin
                                request, expected, unexpected)
     backend = backend or default_backend()
     backend.prepare()
-    isolation = backend.describe()
+    isolation = backend.describe() + report_note(exercise.path)  # the course's environment named too
     with SubmissionRun(exercise, private_paths=request.private_paths, backend=backend,
                        file_name=Path(name).name) as run:
         if meanwhile is not None:

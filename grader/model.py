@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import field
-from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from grader.compat import StrEnum
 from grader.records import record
 
 if TYPE_CHECKING:  # each lives with its test form
@@ -122,6 +122,14 @@ class Test:
     io: ProgramIO | None = None
     feedback: str = ""  # shown when the test fails (a hidden test's only text)
     description: str = ""  # what the student sees of the test besides its name
+    feedback_by: tuple[tuple[str, str], ...] = ()  # (verdict name, text): shown only when it ended so
+
+    def feedback_for(self, verdict: str) -> str:
+        """The spec's hint for a test that ended with `verdict` ("" for none): `feedback` written for that
+        verdict, else the plain `feedback` string, which is for any failure."""
+        if verdict in ("passed", "grader_error"):
+            return ""
+        return dict(self.feedback_by).get(verdict, self.feedback)
 
 
 class _Missing:
@@ -153,6 +161,14 @@ class CalibrationRule:
 
 
 @record
+class MutantsRule:
+    """The spec's `mutants:`: the share of mutants its tests must kill, and mutants known to be equivalent."""
+
+    kill_at_least: float | None = None  # None: `grader validate --mutants` reports the rate, enforces nothing
+    equivalent: tuple[tuple[str, str], ...] = ()  # (mutant id, why no test can tell it from the reference)
+
+
+@record
 class Exercise:
     id: str
     title: str
@@ -164,11 +180,15 @@ class Exercise:
     starter: str = ""
     hints: tuple[str, ...] = ()
     prelude: str = ""  # code run in the submission's namespace first (e.g. typing names, as LeetCode)
+    test_setup: str = ""  # the tests' own imports and helpers, run after the submission in a scope of their own
+    handin_files: tuple[str, ...] = ()  # files a folder (or zip) hand-in must hold beside its entry file
+    hidden_tests: int = 0  # a student bundle's spec: the hidden tests it leaves out, run at grading time
     snippet: str = ""  # predict kind: the code whose output the student predicts
     limits: Limits = field(default_factory=Limits)
     require: tuple[Rule, ...] = ()
     forbid: tuple[Rule, ...] = ()
     calibration: CalibrationRule = field(default_factory=CalibrationRule)
+    mutants: MutantsRule = field(default_factory=MutantsRule)
 
     @property
     def reference_dir(self) -> Path:
@@ -203,6 +223,7 @@ class RunResult:
     error_type: str = ""  # the exception class the submission raised (fault RAISED or OUT_OF_MEMORY)
     error_message: str = ""
     error_bases: tuple[str, ...] = ()  # the built-in exception classes `error_type` is (or subclasses)
+    error_classes: tuple[str, ...] = ()  # the names of `error_type` and all its bases (the submission's too)
     traceback: str = ""  # the submission's own frames only
     exit_code: int | None = 0
     signal: int | None = None

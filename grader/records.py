@@ -4,7 +4,13 @@ set once, by its __init__, and never again: what `@dataclass(frozen=True)` gives
 from __future__ import annotations
 
 from dataclasses import FrozenInstanceError, dataclass, fields
-from typing import Any, TypeVar, dataclass_transform
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from typing import dataclass_transform
+else:  # Python 3.10 has no dataclass_transform: it only informs type checkers
+    def dataclass_transform(**_: object) -> Any:
+        return lambda decorator: decorator
 
 Cls = TypeVar("Cls", bound=type)
 

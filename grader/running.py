@@ -7,6 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
 
+from grader.environment import environment_of_exercise
 from grader.forms import request_fields
 from grader.handins.base import Module
 from grader.kinds import kind_of
@@ -98,6 +99,10 @@ class SubmissionRun:
         }
 
     def _start(self) -> None:
+        environment = environment_of_exercise(self.exercise.path)
+        if environment is not None and not environment.built:  # never built during a check: say how
+            self.load_failure = RunResult(sandbox_error=environment.not_built_message())
+            return
         self.launch()
         if self.launched is not None:
             # If it raises, close() still has the session.
@@ -114,10 +119,13 @@ class SubmissionRun:
         return max([self.exercise.limits.cpu, *(t.limits.cpu for t in self.exercise.tests)])
 
     def _setup(self) -> dict[str, object]:
+        environment = environment_of_exercise(self.exercise.path)
         return {
+            **(environment.sandbox_setup() if environment is not None else {}),
             "mode": kind_of(self.exercise.kind).harness_mode,
             "source": self.source,
             "prelude": self.exercise.prelude,
+            "test_setup": self.exercise.test_setup,
             "entry": self.exercise.entry,
             "forbid": [[rule.name, rule.message] for rule in self.exercise.forbid],  # denied at run time too
             "modules": [(m.name, m.path, m.source, m.package) for m in self.modules],

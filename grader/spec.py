@@ -17,11 +17,11 @@ from grader.errors import SpecError, SpecProblem
 from grader.forms import COMMON_KEYS, FORMS, TestForm, form_keys
 from grader.forms.given import read_given
 from grader.kinds import KINDS, SubmissionKind
-from grader.model import MISSING, CalibrationRule, CheckerSpec, Exercise, Limits, Rule, Test
+from grader.model import MISSING, CalibrationRule, CheckerSpec, Exercise, Limits, MutantsRule, Rule, Test
 
-EXERCISE_KEYS = ("title", "kind", "entry", "statement", "starter", "hints", "prelude", "snippet", "limits",
+EXERCISE_KEYS = ("title", "kind", "entry", "statement", "starter", "hints", "prelude", "test_setup", "handin_files", "hidden_tests", "snippet", "limits",
                  "checker", "require", "forbid", "tests",
-                 "calibration", *(key for kind in KINDS.values() for key in kind.own_keys))
+                 "calibration", "mutants", *(key for kind in KINDS.values() for key in kind.own_keys))
 TEST_KEYS = ("name", "call", "stdin", "compare", "expect", "expect_literal", "hidden", "big", "points",
              "checker", "limits", *COMMON_KEYS, *form_keys())
 LIMIT_KEYS = tuple(f.name for f in fields(Limits) if f.name != "cpu_written")
@@ -110,6 +110,49 @@ def load_exercise(path: Path) -> Exercise:
     return exercise
 
 
+_SEXAGESIMAL_OR_SPACED = re.compile(r"[:_]")
+_OCTAL = re.compile(r"^[-+]?0[0-7_]+$")
+_TEXT_LIKE_A_NUMBER = re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)[eE][-+]?\d+$")  # 1e3: text in YAML 1.1
+
+
+def surprising_scalars(path: Path) -> list[SpecProblem]:
+    """Unquoted values YAML 1.1 reads as something else than they look: 11:01 as 661 (base 60), yes/no/on/off
+    as booleans, 010 as 8, 1_000 as 1000, 1e3 as text. Warnings: the spec may mean them."""
+    try:
+        root = yaml.compose(path.read_text(encoding="utf-8"), Loader=_LOADER)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return []  # load_exercise reports it
+    found: list[SpecProblem] = []
+    nodes = [root] if root is not None else []
+    while nodes:
+        node = nodes.pop()
+        if isinstance(node, yaml.MappingNode):
+            nodes += [value for _, value in node.value]
+        elif isinstance(node, yaml.SequenceNode):
+            nodes += node.value
+        elif isinstance(node, yaml.ScalarNode) and not node.style:  # plain: libyaml says "", PyYAML None
+            why = _surprise(node)
+            if why:
+                advice = "" if node.tag.endswith(":str") else f"; quote it (\"{node.value}\") if you mean the text"
+                found.append(SpecProblem(path, node.start_mark.line + 1, node.start_mark.column + 1, why + advice))
+    return sorted(found, key=lambda p: (p.line, p.column))
+
+
+def _surprise(node: yaml.ScalarNode) -> str:
+    text, tag = node.value, node.tag.rsplit(":", 1)[-1]
+    if tag in ("int", "float") and _SEXAGESIMAL_OR_SPACED.search(text):
+        value = _constructor.construct_object(node)
+        how = "the base-60 number" if ":" in text else "the number"
+        return f"YAML 1.1 reads {text} as {how} {value!r}"
+    if tag == "int" and _OCTAL.match(text):
+        return f"YAML 1.1 reads {text} as the octal number {_constructor.construct_object(node)!r}"
+    if tag == "bool" and text.lower() not in ("true", "false"):
+        return f"YAML 1.1 reads {text} as {_constructor.construct_object(node)!r}"
+    if tag == "str" and _TEXT_LIKE_A_NUMBER.match(text):
+        return f"YAML 1.1 reads {text} as text, not a number (write 1.0e+3 for a number)"
+    return ""
+
+
 def _exercise(reader: _Reader, root: yaml.Node, path: Path) -> Exercise | None:
     if not ID_PATTERN.match(path.stem):
         reader.problem(root, f"the file name '{path.stem}' is the exercise id: use lower-case letters, digits and '-'")
@@ -130,7 +173,7 @@ def _exercise(reader: _Reader, root: yaml.Node, path: Path) -> Exercise | None:
     kind.check_exercise(reader, keys, root, entry)
     for key in sorted((keys.keys() - set(kind.own_keys)) & {k for other in KINDS.values() for k in other.own_keys}):
         reader.problem(keys[key], f"'{key}' is for another kind of exercise; this is a {kind.name} exercise")
-    for name in ("prelude", "snippet", "starter"):
+    for name in ("prelude", "test_setup", "snippet", "starter"):
         if name in keys:
             _check_code(reader, keys[name], name)
     limits = _limits(reader, keys.get("limits"), Limits(), "limits")
@@ -147,12 +190,26 @@ def _exercise(reader: _Reader, root: yaml.Node, path: Path) -> Exercise | None:
         starter=reader.text(keys.get("starter"), "starter"),
         hints=reader.text_list(keys.get("hints"), "hints"),
         prelude=reader.text(keys.get("prelude"), "prelude"),
+        test_setup=reader.text(keys.get("test_setup"), "test_setup"),
+        handin_files=_handin_files(reader, keys.get("handin_files")),
+        hidden_tests=reader.typed(keys.get("hidden_tests"), int, "hidden_tests", 0, "a whole number"),
         snippet=reader.text(keys.get("snippet"), "snippet"),
         limits=limits,
         require=_rules(reader, keys.get("require"), "require"),
         forbid=_rules(reader, keys.get("forbid"), "forbid"),
         calibration=_calibration(reader, keys.get("calibration")),
+        mutants=_mutants(reader, keys.get("mutants")),
     )
+
+
+def _handin_files(reader: _Reader, node: yaml.Node | None) -> tuple[str, ...]:
+    """`handin_files: [helpers.py, data/board.py]`: the Python files a folder hand-in holds beside its entry."""
+    names = reader.text_list(node, "handin_files")
+    for name in names:
+        if not name.endswith(".py") or name.startswith("/") or ".." in name.split("/"):
+            reader.problem(node, f"handin_files: {name!r} is not a Python file's path inside the hand-in "  # type: ignore[arg-type]
+                                 f"(e.g. helpers.py, or pieces/board.py)")
+    return names
 
 
 def _check_code(reader: _Reader, node: yaml.Node, where: str) -> None:
@@ -193,6 +250,30 @@ def _calibration(reader: _Reader, node: yaml.Node | None) -> CalibrationRule:
         elif value is not None:
             changes[key] = value
     return CalibrationRule(**changes)
+
+
+def _mutants(reader: _Reader, node: yaml.Node | None) -> MutantsRule:
+    """`mutants: {kill_at_least: 0.9, equivalent: [{id: ..., reason: ...}]}` (grader validate --mutants)."""
+    if node is None:
+        return MutantsRule()
+    keys = reader.mapping(node, ("kill_at_least", "equivalent"), "mutants")
+    floor = reader.typed(keys.get("kill_at_least"), float, "mutants.kill_at_least", None, "a number from 0 to 1")  # type: ignore[arg-type]
+    if floor is not None and not 0 <= floor <= 1:
+        reader.problem(keys["kill_at_least"], f"mutants.kill_at_least must be from 0 to 1 (a share), not {floor}")
+        floor = None
+    marks: list[tuple[str, str]] = []
+    listed = keys.get("equivalent")
+    if listed is not None and not isinstance(listed, yaml.SequenceNode):
+        reader.problem(listed, "mutants.equivalent must be a list of {id: MUTANT-ID, reason: WHY}")
+    for item in listed.value if isinstance(listed, yaml.SequenceNode) else ():
+        mark = reader.mapping(item, ("id", "reason"), "an item of mutants.equivalent")
+        for required in ("id", "reason"):
+            if isinstance(item, yaml.MappingNode) and required not in mark:
+                reader.problem(item, f"an equivalent mutant needs '{required}': the id the report gives, and "
+                                     f"why no test can tell it from the reference")
+        if "id" in mark and "reason" in mark:
+            marks.append((reader.text(mark["id"], "id"), reader.text(mark["reason"], "reason")))
+    return MutantsRule(floor, tuple(marks))
 
 
 def _checker(reader: _Reader, node: yaml.Node | None, default: CheckerSpec) -> CheckerSpec:
@@ -338,10 +419,24 @@ def _test(reader: _Reader, node: yaml.Node, kind: SubmissionKind, limits: Limits
         line=node.start_mark.line + 1,
         form=form.name,
         given=read_given(reader, keys["given"], where, reader.path) if "given" in keys else (),
-        feedback=reader.text(keys.get("feedback"), f"feedback of {where}"),
+        **_feedback(reader, keys.get("feedback"), where),
         description=reader.text(keys.get("description"), f"description of {where}"),
     )
     return form.read(reader, keys, test, where)
+
+
+# What a per-verdict `feedback` may name: every way a run can fail, and `any` for the rest.
+FEEDBACK_KEYS = ("any", "wrong_answer", "runtime_error", "timeout", "memory_limit", "output_limit", "syntax_error",
+                 "rule_violation", "skipped")
+
+
+def _feedback(reader: _Reader, node: yaml.Node | None, where: str) -> dict[str, object]:
+    """`feedback: text` (for any failure) or `feedback: {wrong_answer: ..., timeout: ..., any: ...}`."""
+    if not isinstance(node, yaml.MappingNode):
+        return {"feedback": reader.text(node, f"feedback of {where}")}
+    texts = {key: reader.text(value, f"feedback of {where}: {key}")
+             for key, value in reader.mapping(node, FEEDBACK_KEYS, f"feedback of {where}").items()}
+    return {"feedback": texts.pop("any", ""), "feedback_by": tuple(texts.items())}
 
 
 def _form(reader: _Reader, keys: dict[str, yaml.Node], kind: SubmissionKind, where: str) -> TestForm:

@@ -7,7 +7,7 @@ import re
 from dataclasses import replace
 from json.encoder import encode_basestring_ascii  # type: ignore[attr-defined]
 
-from grader.model import Outcome, Verdict
+from grader.model import Outcome, Report, Verdict
 
 DIFF_CAPTION = "difference (· is a space, → a tab):"
 NOTHING = "(nothing)"  # the actual side of a wrong answer that printed or returned nothing
@@ -36,6 +36,20 @@ def escape_controls(text: str) -> str:
     # Lone surrogates (from a student's str) cannot be encoded for the terminal: show them as escapes too.
     text = text.encode("utf-8", "backslashreplace").decode("utf-8")
     return _MAYBE_HIDDEN.sub(_escape_one, text)
+
+
+def text_of_name(name: str) -> str:
+    """A file name as text every later stage takes (a store, a report): a byte that is no UTF-8, which os
+    gives as a lone surrogate, written as its escape (jos\\xe9); any other lone surrogate as \\udXXX."""
+    try:
+        name.encode("utf-8")
+        return name
+    except UnicodeEncodeError:
+        pass
+    try:
+        return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:
+        return name.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _escape_one(match: re.Match[str]) -> str:
@@ -124,3 +138,24 @@ def clipped(text: str, most: int) -> str:
         else:
             high = middle - 1
     return text[:low] + f"\n... ({len(text) - low} characters cut)"
+
+
+# Verdicts that stop the whole file, and how grading words a problem of the file itself rather than of a
+# test (it cannot be read, did not load): reports say it once, not on every test's row.
+WHOLE_FILE_VERDICTS = (Verdict.SYNTAX_ERROR, Verdict.RULE_VIOLATION, Verdict.GRADER_ERROR, Verdict.MISSING)
+FILE_PHRASES = ("while loading the file", "cannot read the file", "the file is ")
+
+
+def shared_problem(outcomes: tuple[Outcome, ...] | list[Outcome]) -> Outcome | None:
+    """The one outcome every test shares when the file itself stopped them all (missing, does not parse,
+    breaks a rule, cannot be read or stopped while loading); None when the tests ran."""
+    if not outcomes or len({(o.verdict, o.feedback, o.details) for o in outcomes}) != 1:
+        return None
+    first = outcomes[0]
+    if first.verdict in WHOLE_FILE_VERDICTS or any(phrase in first.feedback for phrase in FILE_PHRASES):
+        return first
+    return None  # tests that ran and failed alike: each is told
+
+
+def whole_file_problem(report: Report) -> Outcome | None:
+    return shared_problem(report.outcomes)

@@ -30,13 +30,14 @@ def judge(test: Test, result: RunResult, expected: object) -> Outcome:
             feedback, details, score = check.feedback, check.details, check.score
     shown_expected = actual_text = None
     if not test.hidden:
-        if verdict not in (Verdict.GRADER_ERROR, Verdict.PASSED) and test.feedback:
-            feedback = f"{feedback} — {test.feedback}" if feedback else test.feedback
+        hint = test.feedback_for(verdict)
+        if hint:
+            feedback = f"{feedback} — {hint}" if feedback else hint
         shown_expected, actual_text = form.shown(test, result, expected)
     else:
         details = ""  # a hidden test shows its name and verdict, nothing it could leak
-        hint = test.feedback and verdict not in (Verdict.PASSED, Verdict.GRADER_ERROR)
-        feedback = test.feedback if hint else hidden_feedback(verdict, feedback, result)
+        hint = test.feedback_for(verdict)
+        feedback = hint or hidden_feedback(verdict, feedback, result, test)
     return bounded(Outcome(
         test=test.name,
         verdict=verdict,
@@ -55,6 +56,9 @@ def judge(test: Test, result: RunResult, expected: object) -> Outcome:
     ), test.limits.output)
 
 
+LOOP_HINT = "a small test: this may be a loop that never ends"
+
+
 def verdict_for(test: Test, result: RunResult) -> tuple[Verdict | None, str, str]:
     """(verdict, feedback, details) when the run itself went wrong; (None, ...) when the checker decides.
     A test's form may take a raised exception, or a non-zero exit status, as its answer."""
@@ -64,15 +68,8 @@ def verdict_for(test: Test, result: RunResult) -> tuple[Verdict | None, str, str
     if result.fault is Fault.OUT_OF_MEMORY:  # first: at the limit, the kernel's reclaiming burns CPU time too
         return Verdict.MEMORY_LIMIT, f"ran out of memory (limit {limit.memory} MiB)", result.traceback
     if result.timing is not Timing.IN_TIME:
-        if result.timing is Timing.STOPPED_WALL and result.cpu_seconds < limit.cpu:
-            used = (f"stopped after {result.wall_seconds:.2f} s of wall-clock time, most of it waiting or "
-                    f"sleeping; the limit is {limit.wall_seconds:.2f} s")
-        elif result.timing is Timing.OVER_LIMIT:  # it finished, twice, past the limit
-            used = f"it took {result.cpu_seconds:.2f} s of CPU; the limit is {limit.cpu:.2f} s"
-        else:
-            used = f"stopped after {result.cpu_seconds:.2f} s of CPU; the limit is {limit.cpu:.2f} s"
         where = f" {result.error_message}" if result.error_message else ""
-        return Verdict.TIMEOUT, f"time limit exceeded{where}: {used}", ""
+        return Verdict.TIMEOUT, f"time limit exceeded{where}: {_time_used(test, result, not where)}", ""
     if result.output_truncated:
         return Verdict.OUTPUT_LIMIT, f"printed more than {limit.output} KiB", ""
     if result.fault is not Fault.NONE and not (form.judges_raise and result.fault is Fault.RAISED):
@@ -86,12 +83,41 @@ def verdict_for(test: Test, result: RunResult) -> tuple[Verdict | None, str, str
     return None, "", ""
 
 
-def hidden_feedback(verdict: Verdict, feedback: str, result: RunResult) -> str:
+def _time_used(test: Test, result: RunResult, in_a_test: bool = True) -> str:
+    """The grader's own reading of the time a run took: its numbers and the limit, no word of the run's;
+    and, for a small test stopped on its CPU time, the hint that it may never end."""
+    limit = test.limits
+    if result.timing is Timing.STOPPED_CPU and not test.big and in_a_test:
+        # A small test is over in milliseconds: a whole second is rarely slowness.
+        return f"stopped after {result.cpu_seconds:.2f} s of CPU; the limit is {limit.cpu:.2f} s ({LOOP_HINT})"
+    if result.timing is Timing.STOPPED_WALL and result.cpu_seconds < limit.cpu:
+        return (f"stopped after {result.wall_seconds:.2f} s of wall-clock time, most of it waiting or "
+                f"sleeping; the limit is {limit.wall_seconds:.2f} s")
+    if result.timing is Timing.OVER_LIMIT:  # it finished, twice, past the limit
+        return f"it took {result.cpu_seconds:.2f} s of CPU; the limit is {limit.cpu:.2f} s"
+    return f"stopped after {result.cpu_seconds:.2f} s of CPU; the limit is {limit.cpu:.2f} s"
+
+
+# The only words of a run a hidden test's feedback repeats: the grader's own, which a reply cannot extend.
+LOADING = "while loading the file"
+
+
+def hidden_feedback(verdict: Verdict, feedback: str, result: RunResult, test: Test) -> str:
     """Hidden tests say what kind of failure it was, never anything computed from the hidden input: not an
     exception's message, nor a class the submission made (its name is the submission's to choose), nor an
-    exit status or signal number, nor the sandbox's words (a forged reply writes those too)."""
+    exit status or signal number, nor the sandbox's words (a forged reply writes those too). Each verdict's
+    words are built here from the grader's own readings, never from `feedback`, which may quote the run
+    (a submission that raises just past the time limit)."""
+    limit = test.limits
     if verdict == Verdict.PASSED:
         return ""
+    if verdict == Verdict.TIMEOUT:
+        where = f" {LOADING}" if result.error_message.startswith(LOADING) else ""
+        return f"time limit exceeded{where}: {_time_used(test, result, not where)}"
+    if verdict == Verdict.MEMORY_LIMIT:
+        return f"ran out of memory (limit {limit.memory} MiB)"
+    if verdict == Verdict.OUTPUT_LIMIT:
+        return f"printed more than {limit.output} KiB"
     if verdict == Verdict.RUNTIME_ERROR:
         if result.fault is Fault.RAISED:
             return result.error_type if result.error_type in BUILTIN_EXCEPTIONS else OWN_CLASS
@@ -102,7 +128,9 @@ def hidden_feedback(verdict: Verdict, feedback: str, result: RunResult) -> str:
         return "wrong answer"
     if verdict == Verdict.GRADER_ERROR:
         return "the grader could not run this test"
-    return feedback  # skipped, timeout (the limit and the time used), memory and output limits
+    if verdict == Verdict.SKIPPED:
+        return feedback  # the grader's reason (a smaller test failed): no run took place
+    return str(verdict)
 
 
 def run_once_more_if_borderline(test: Test, run: Callable[[Test], RunResult]) -> RunResult:

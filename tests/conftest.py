@@ -71,3 +71,19 @@ def course(tmp_path: Path):
             return path
 
     return Course()
+
+
+DATA_COURSE = ROOT / "examples" / "data-course"
+
+
+@pytest.fixture(scope="session")
+def data_environment():
+    """The data course's environment (numpy, pandas, matplotlib), built once per session: the build itself
+    is kept across sessions in the environments folder, keyed by its list and the interpreter."""
+    from grader.environment import environment_of_course
+
+    built = run_cli("env", "build", "--exercises", DATA_COURSE / "exercises", timeout=900)
+    assert built.returncode == 0, built.stdout + built.stderr
+    environment = environment_of_course(DATA_COURSE / "exercises")
+    assert environment is not None and environment.built
+    return environment

@@ -29,7 +29,7 @@ class DaskRunner:
         try:
             from distributed import Client, LocalCluster
         except ImportError as error:
-            raise UsageError("--cluster needs Dask distributed: pip install 'yaml-grader[dask]'") from error
+            raise UsageError("--cluster needs Dask distributed: pip install '.[dask]' in the grader's checkout") from error
         self.address = address
         self.cluster: Any = None
         if address.startswith("local:"):

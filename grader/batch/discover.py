@@ -8,7 +8,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader.batch.layouts import LAYOUTS, HandIn, detect, gradescope_root, visible
+from grader.batch.layouts import LAYOUTS, HandIn, detect, gradescope_root, settle_names, visible
 from grader.batch.unpack import unpack
 from grader.errors import UsageError
 from grader.handins import NOTEBOOK_SUFFIX, ZIP_SUFFIX
@@ -68,7 +68,7 @@ def discover(root: Path, exercises: list[Exercise], rule: NameRule, layout: str 
         layout = detect(root)
     if layout == "gradescope":
         root = gradescope_root(root) or root
-    hand_ins = LAYOUTS[layout](root)
+    hand_ins = settle_names(LAYOUTS[layout](root))
     if not hand_ins:
         raise UsageError(f"{root} has no student folders: put each student's files in a folder of their own, "
                          f"e.g. {root}/ada/count-queens.py (or give a Canvas, Moodle, Gradescope or GitHub "
@@ -92,9 +92,9 @@ def _match(hand_in: HandIn, exercises: list[Exercise], rule: NameRule, result: C
         for exercise in exercises:
             result.found[(student, exercise.id)] = Found(student, exercise.id, None, hand_in.refused)
         return
-    # (folder?, depth, rank, path) for each candidate of each exercise: a file before a folder of the same
-    # name (refused), then the shallowest, then the best name.
-    candidates: dict[str, list[tuple[bool, int, int, str, int]]] = {}
+    # (folder?, depth, -revision, rank, path) for each candidate of each exercise: a file before a folder of
+    # the same name (refused), then the shallowest, then the latest resubmission, then the best name.
+    candidates: dict[str, list[tuple[bool, int, int, int, str, int]]] = {}
     unmatched: list[Path] = []
     for position, candidate in enumerate(hand_in.files):
         matches = [(exercise, rank + looseness) for looseness, name in enumerate(candidate.names) for exercise in exercises
@@ -107,14 +107,14 @@ def _match(hand_in: HandIn, exercises: list[Exercise], rule: NameRule, result: C
         # exercise it names most completely: the best rank, then the longest id.
         exercise, rank = min(matches, key=lambda m: (m[1], -len(m[0].id)))
         candidates.setdefault(exercise.id, []).append(
-            (candidate.path.is_dir(), candidate.depth, rank, str(candidate.path), position))
+            (candidate.path.is_dir(), candidate.depth, -candidate.revision, rank, str(candidate.path), position))
     for exercise in exercises:
         ranked = sorted(candidates.get(exercise.id, []))
-        folders = [Path(path) for is_dir, _, _, path, _ in ranked
+        folders = [Path(path) for is_dir, _, _, _, path, _ in ranked
                    if is_dir and not path.endswith(f".{extension(exercise)}")]
         # A folder named for the exercise is the hand-in, its own files included (helpers and all); one named
         # like a file (count-queens.py/, a zip unpacked in place) holds the file, which is then the hand-in.
-        ranked = [c for c in ranked if not any(Path(c[3]).is_relative_to(f) and Path(c[3]) != f for f in folders)]
+        ranked = [c for c in ranked if not any(Path(c[4]).is_relative_to(f) and Path(c[4]) != f for f in folders)]
         if not ranked:
             result.found[(student, exercise.id)] = Found(student, exercise.id, None)
             continue

@@ -78,12 +78,23 @@ class Gradebook:
         return len(self.cells) == len(self.students) * len(self.exercises)
 
 
-def file_name_for(student: str) -> str:
-    """A safe file name for a student's own output; a name we had to change gets a digest to stay unique."""
-    safe = re.sub(r"[^A-Za-z0-9._-]", "_", student).lstrip(".") or "_"
-    if safe != student:
-        safe += "-" + hashlib.sha256(student.encode()).hexdigest()[:8]
-    return safe
+def file_names(students: list[str]) -> dict[str, str]:
+    """A safe file name for each student's own output, each one distinct from every other (also on a file
+    system that ignores case): a name we had to change gets a digest of it, and one that still meets a name
+    already given (a student named `Jos_-5b7ec28b` beside a `Josû`) a number."""
+    names: dict[str, str] = {}
+    taken: set[str] = set()
+    for student in sorted(students, key=lambda s: (re.sub(r"[^A-Za-z0-9._-]", "_", s) != s, s)):  # kept first
+        safe = re.sub(r"[^A-Za-z0-9._-]", "_", student).lstrip(".")[:100] or "_"
+        if safe != student:
+            safe += "-" + hashlib.sha256(student.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+        name, number = safe, 1
+        while name.lower() in taken:
+            number += 1
+            name = f"{safe}-{number}"
+        taken.add(name.lower())
+        names[student] = name
+    return names
 
 
 @record

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import os
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.errors import UsageError
-from grader.text import escape_controls
+from grader.text import escape_controls, text_of_name
 from grader.records import record
 
 # Folders that archive tools, editors and version control leave beside (or inside) real student folders.
@@ -20,10 +21,13 @@ IGNORED_FOLDERS = {"__MACOSX", "__pycache__", "node_modules", "venv"}
 MAX_DEPTH = 6
 MAX_ENTRIES = 2000
 
-# Canvas "Download Submissions": <sortable name>[_LATE]_<user id>_<submission id>_<the student's file name>.
-CANVAS_FILE = re.compile(r"(?P<login>[^_/]+?)(?P<late>_LATE)?_(?P<user>\d+)_(?P<attachment>\d+)_(?P<file>.+)")
-# Canvas renames a resubmitted file name.py to name-1.py, name-2.py...
-CANVAS_RESUBMITTED = re.compile(r"(?P<stem>.+)-\d+(?P<suffix>\.[^.]+)")
+# Canvas "Download Submissions" (canvas-lms lib/content_zipper.rb): <sortable name, lower-cased, `_` kept>
+# [_LATE, `_late` before 2018]_<user id, or anon_<anonymous id> with no name when grading is anonymous>
+# _<attachment id>_<the student's file name>.
+CANVAS_FILE = re.compile(r"(?:(?P<login>[^/]+?)_)??(?:(?P<late>(?i:late))_)?"
+                         r"(?:anon_(?P<anonymous>[A-Za-z0-9]+)|(?P<user>\d+))_(?P<attachment>\d+)_(?P<file>[^/]+)")
+# Canvas renames a resubmitted file name.py to name-1.py, name-2.py...: the highest number is the latest.
+CANVAS_RESUBMITTED = re.compile(r"(?P<stem>.+)-(?P<revision>\d+)(?P<suffix>\.[^.]+)")
 # Moodle "Download all submissions": <full name>_<participant id>_assignsubmission_<plugin>_ (a folder each),
 # or the same prefix on every file when the download is not in folders.
 MOODLE_NAME = re.compile(r"(?P<name>.+?)_(?P<id>\d+)_assignsubmission_(?P<plugin>[a-z]+)_(?P<file>.*)")
@@ -39,6 +43,7 @@ class Candidate:
     names: tuple[str, ...]  # the name to match, then looser forms of it (a platform's renaming undone)
     depth: int = 0  # folders between the student's folder and the file
     late: bool = False
+    revision: int = 0  # a platform's resubmission number (Canvas's name-1.py): the highest is graded
 
 
 @dataclass
@@ -126,19 +131,25 @@ def github_classroom(root: Path) -> list[HandIn]:
 
 # ---------------------------------------------------------------- flat downloads (Canvas, Moodle)
 def canvas(root: Path) -> list[HandIn]:
+    """Flat files, one prefix per student: by user id, or by anonymous id when grading is anonymous (the
+    student is then `anon_<id>`, and a roster's `participant` column tells who it is)."""
     people: dict[str, HandIn] = {}
     for path in sorted(root.iterdir()):
         match = CANVAS_FILE.fullmatch(path.name)
-        if _hidden(path.name) or not match:
+        if _hidden(path.name) or not match or path.is_dir():
             continue
-        user = match["user"]
-        hand_in = people.setdefault(user, HandIn(match["login"], ids={"id": user}))
+        if match["anonymous"]:
+            key, ids = f"anon_{match['anonymous']}", {"participant": match["anonymous"]}
+        else:
+            key, ids = match["user"], {"id": match["user"]}
+        hand_in = people.setdefault(key, HandIn(match["login"] or key, ids=ids))
         name = match["file"]
-        names = list(loose_names(name))
+        names, revision = list(loose_names(name)), 0
         if resubmitted := CANVAS_RESUBMITTED.fullmatch(name):
             names.append(resubmitted["stem"] + resubmitted["suffix"])
-        hand_in.files.append(Candidate(path, tuple(names), late=bool(match["late"])))
-    return _distinct(list(people.values()))
+            revision = int(resubmitted["revision"])
+        hand_in.files.append(Candidate(path, tuple(names), late=bool(match["late"]), revision=revision))
+    return list(people.values())  # names made distinct once, for every layout: settle_names
 
 
 def moodle(root: Path) -> list[HandIn]:
@@ -147,7 +158,9 @@ def moodle(root: Path) -> list[HandIn]:
         match = MOODLE_NAME.fullmatch(path.name)
         if _hidden(path.name) or not match:
             continue
-        hand_in = people.setdefault(match["id"], HandIn(match["name"], boundary=root, ids={"id": match["id"]}))
+        # The number is the assignment's participant id (assign_user_mapping), not the user id.
+        hand_in = people.setdefault(match["id"], HandIn(match["name"], boundary=root,
+                                                        ids={"participant": match["id"]}))
         if match["file"]:  # not in folders: the prefix is on the file itself
             hand_in.files.append(Candidate(path, loose_names(match["file"])))
         elif path.is_symlink():
@@ -157,7 +170,7 @@ def moodle(root: Path) -> list[HandIn]:
             walk(path, own)
             hand_in.files += own.files
             hand_in.not_walked += own.not_walked
-    return _distinct(list(people.values()))
+    return list(people.values())
 
 
 # ---------------------------------------------------------------- Gradescope
@@ -178,16 +191,28 @@ def gradescope(root: Path) -> list[HandIn]:
     people: list[HandIn] = []
     for folder_name, record in sorted(metadata.items(), key=lambda item: str(item[0])):
         submitters = record.get(":submitters") if isinstance(record, dict) else None
-        folder = root / str(folder_name)
         if not isinstance(submitters, list) or not submitters:
             raise UsageError(f"{metadata_path}: {visible(str(folder_name))} lists no :submitters")
         for submitter in submitters:
             submitter = submitter if isinstance(submitter, dict) else {}
             ids = {key: str(submitter[f":{field_}"]) for key, field_ in (("email", "email"), ("sis_id", "sid"))
                    if submitter.get(f":{field_}") not in (None, "")}
-            people.append(_folder_hand_in(str(submitter.get(":name") or folder_name), folder,
-                                          submission=str(folder_name), **ids))
-    return _distinct(people)
+            name = str(submitter.get(":name") or folder_name)
+            if own_folder(str(folder_name)):
+                people.append(_folder_hand_in(name, root / str(folder_name), submission=str(folder_name), **ids))
+            else:
+                people.append(HandIn(name, ids={"submission": str(folder_name), **ids}, refused=OUTSIDE))
+    return people
+
+
+# The metadata names each submission's folder: only a folder of the export itself is read, so no entry
+# points a student's files at another's, or at the grader's own (a path with / or .., or absolute).
+OUTSIDE = "the platform's metadata names a submission folder outside the download; it is not read"
+
+
+def own_folder(name: str) -> bool:
+    """A plain name of one entry of the download's own folder: no separator, no '..', no NUL."""
+    return bool(name) and name not in (".", "..") and not any(c in name for c in "/\\\0")
 
 
 def gradescope_root(root: Path) -> Path | None:
@@ -200,15 +225,28 @@ def gradescope_root(root: Path) -> Path | None:
     return None
 
 
-def _distinct(people: list[HandIn]) -> list[HandIn]:
-    """Two students of one name (two Canvas `smithbob`s) are told apart by their platform id."""
-    counts: dict[str, int] = {}
+def settle_names(people: list[HandIn]) -> list[HandIn]:
+    """Every student's name made safe and unique, once, before anything shows or stores it: a byte that is
+    no UTF-8 and every control or bidirectional character written as its escape; two students of one name
+    (two Canvas `smithbob`s, two Gradescope `Ada`s) told apart by their platform id, then by a number."""
     for hand_in in people:
-        counts[hand_in.student] = counts.get(hand_in.student, 0) + 1
+        shown = visible(text_of_name(hand_in.student))
+        hand_in.student = shown.replace("\t", "\\x09").replace("\n", "\\x0a") or "_"  # a name is one line
+    counts = Counter(hand_in.student for hand_in in people)
     for hand_in in people:
         if counts[hand_in.student] > 1:
-            tag = hand_in.ids.get("id") or hand_in.ids.get("sis_id") or hand_in.ids.get("email") or ""
-            hand_in.student = f"{hand_in.student}_{tag}"
+            tag = (hand_in.ids.get("id") or hand_in.ids.get("participant") or hand_in.ids.get("sis_id")
+                   or hand_in.ids.get("email") or "")
+            hand_in.student = f"{hand_in.student}_{visible(tag)}" if tag else hand_in.student
+    taken: set[str] = set()
+    counts = Counter(hand_in.student for hand_in in people)
+    for hand_in in people:
+        name, number = hand_in.student, 1
+        while name in taken or (number > 1 and counts[name]):
+            number += 1
+            name = f"{hand_in.student} ({number})"
+        taken.add(name)
+        hand_in.student = name
     return people
 
 

@@ -113,6 +113,10 @@ def cores_for(workers: int) -> list[int | None]:
     return list(cores[:workers])
 
 
+# Out of the terminal's process group (Ctrl-C reaches the batch alone); Python 3.10 has no process_group.
+_OWN_GROUP: dict[str, object] = {"process_group": 0} if sys.version_info >= (3, 11) else {"start_new_session": True}
+
+
 def _start(core: int | None) -> _Worker:
     ours, theirs = Pipe()
     # The worker imports grader from where this process did, installed or not.
@@ -120,8 +124,8 @@ def _start(core: int | None) -> _Worker:
     path = os.pathsep.join(p for p in (source, os.environ.get("PYTHONPATH", "")) if p)
     process = subprocess.Popen(
         [sys.executable, "-m", "grader.batch.worker", str(theirs.fileno()), str(os.getpid())],
-        pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, process_group=0,
-        env={**os.environ, "PYTHONPATH": path})
+        pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": path},
+        **_OWN_GROUP)
     theirs.close()
     if core is not None:
         try:  # as it starts; its sandboxes inherit the mask

@@ -14,7 +14,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from types import TracebackType
-from typing import Self
+from typing import TYPE_CHECKING
 
 from rich.console import Console, ConsoleOptions
 from rich.live import Live
@@ -23,6 +23,9 @@ from rich.text import Text
 from grader.model import Verdict
 from grader.outputs.terminal import STYLE
 from grader.records import record
+
+if TYPE_CHECKING:
+    from typing import Self
 
 BAR_WIDTHS = (20, 10)  # the bar shrinks before anything else goes
 GAP = "  "

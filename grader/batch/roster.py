@@ -11,9 +11,9 @@ from grader.errors import UsageError
 from grader.text import escape_controls
 from grader.records import record
 
-COLUMNS = ("folder", "name", "id", "sis_id", "login", "email", "section")
+COLUMNS = ("folder", "name", "id", "sis_id", "login", "email", "section", "participant")
 # What a platform's download says of a student (grader.batch.layouts), and the roster column it matches.
-MATCHED_BY = ("id", "sis_id", "email", "login")
+MATCHED_BY = ("id", "sis_id", "email", "login", "participant")
 
 
 @record
@@ -27,6 +27,9 @@ class Person:
     login: str = ""  # Canvas "SIS Login ID", Moodle username, GitHub login
     email: str = ""
     section: str = ""
+    # The id one assignment gives the student: Moodle's participant id (Participant_<id> when blind), Canvas's
+    # anonymous id (anon_<id>) when grading is anonymous.
+    participant: str = ""
     line: int = 0
 
     def fields(self) -> dict[str, str]:
@@ -127,4 +130,5 @@ def class_list(students: list[str], ids: dict[str, dict[str, str]], late: dict[s
 def _from_download(student: str, name: str, ids: dict[str, dict[str, str]]) -> Person:
     given = ids.get(student, {})
     return Person(student, name, id=given.get("id", ""), sis_id=given.get("sis_id", ""),
-                  login=given.get("login", ""), email=given.get("email", ""))
+                  login=given.get("login", ""), email=given.get("email", ""),
+                  participant=given.get("participant", ""))

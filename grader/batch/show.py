@@ -15,7 +15,7 @@ from grader.batch.store import Store
 from grader.errors import UsageError
 from grader.model import Outcome, StaffDetail
 from grader.outputs.terminal import literal, verdict_text
-from grader.text import NOTHING, points
+from grader.text import NOTHING, escape_controls, points, shared_problem
 from grader.records import record
 
 
@@ -43,8 +43,10 @@ def gather(database: Path, student: str, exercise: str | None) -> list[Shown]:
             import difflib
 
             close = difflib.get_close_matches(student, students, n=1)
-            what = f"student '{student}'" + (f" and exercise '{exercise}'" if exercise else "")
-            hint = f" (did you mean '{close[0]}'?)" if close and close[0] != student else ""
+            # Both names may be a student's own text: a TA's terminal gets them escaped.
+            what = f"student '{escape_controls(student)}'" + (
+                f" and exercise '{escape_controls(exercise)}'" if exercise else "")
+            hint = f" (did you mean '{escape_controls(close[0])}'?)" if close and close[0] != student else ""
             raise UsageError(f"no {what} in {database}{hint}")
         gradings = store.gradings()
         shown = []
@@ -63,12 +65,20 @@ def gather(database: Path, student: str, exercise: str | None) -> list[Shown]:
 
 def render(shown: list[Shown], console: Console) -> None:
     for item in shown:
-        header = Text(f"{item.student} · {item.exercise}", style="bold")
-        header.append(f" ({item.file or 'no file'}): {points(item.score)}/{points(item.max_score)} {item.verdict}")
+        header = Text(f"{escape_controls(item.student)} · {item.exercise}", style="bold")
+        header.append(f" ({escape_controls(item.file or 'no file')}): {points(item.score)}/{points(item.max_score)} "
+                      f"{item.verdict}")
         console.print(header)
         for note in item.notes:
             console.print(Text("note: ", style="bold yellow").append(literal(note)))
-        for number, outcome in enumerate(item.outcomes, start=1):
+        stopped = shared_problem(item.outcomes)
+        if stopped is not None:  # the file never ran: one line, not one panel per test
+            line = Text("  ").append_text(verdict_text(stopped.verdict))
+            line.append_text(literal(f"  {stopped.feedback or 'no test was run'}"))
+            console.print(line.append(f"  (all {len(item.outcomes)} tests)", style="dim"))
+            if stopped.details:
+                console.print(literal(stopped.details, "dim"))
+        for number, outcome in enumerate(() if stopped else item.outcomes, start=1):
             console.print(_test(number, outcome, item.staff.get(outcome.test)))
         console.print()
 

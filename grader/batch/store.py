@@ -149,7 +149,7 @@ class Store:
                                   json.dumps(e.limits)) for e in exercises])
             self.db.execute("DELETE FROM submissions")
             self.db.executemany("INSERT INTO submissions VALUES (?, ?, ?, ?, ?, ?, ?)",
-                                [(r.student, r.exercise, r.file, *_key(r.key)) for r in rows])
+                                [_storable((r.student, r.exercise, r.file, *_key(r.key))) for r in rows])
 
     def finish_run(self, graded: int, completed: bool) -> None:
         with self.transaction():
@@ -173,22 +173,23 @@ class Store:
                 f"INSERT OR IGNORE INTO gradings ({KEY}, exercise, label, verdict, score, max_score, cpu_seconds, "
                 "grader_cpu_seconds, wall_seconds, isolation, worker, run_id, graded_at, notes) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (*_key(graded.key), report.exercise, report.submission, str(report.verdict), report.score,
-                 report.max_score, graded.cpu_seconds, graded.grader_cpu_seconds, graded.wall_seconds,
-                 report.isolation, graded.worker, self.run_id, time.time(), json.dumps(list(report.notes))))
+                _storable((*_key(graded.key), report.exercise, report.submission, str(report.verdict), report.score,
+                           report.max_score, graded.cpu_seconds, graded.grader_cpu_seconds, graded.wall_seconds,
+                           report.isolation, graded.worker, self.run_id, time.time(),
+                           json.dumps(list(report.notes)))))
             if cursor.rowcount == 0:
                 return False
             self.db.executemany(
                 f"INSERT INTO outcomes ({KEY}, position, test, verdict, points, max_points, hidden, big, feedback, "
                 "details, expected, actual, cpu_seconds, limit_seconds, limit_source) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [(*_key(graded.key), position, o.test, str(o.verdict), o.points, o.max_points, int(o.hidden),
-                  int(o.big), o.feedback, o.details, o.expected, o.actual, o.cpu_seconds, o.limit_seconds,
-                  o.limit_source) for position, o in enumerate(report.outcomes)])
+                [_storable((*_key(graded.key), position, o.test, str(o.verdict), o.points, o.max_points,
+                            int(o.hidden), int(o.big), o.feedback, o.details, o.expected, o.actual, o.cpu_seconds,
+                            o.limit_seconds, o.limit_source)) for position, o in enumerate(report.outcomes)])
             self.db.executemany(
                 f"INSERT OR IGNORE INTO staff_details ({KEY}, test, expected, actual, traceback) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [(*_key(graded.key), d.test, d.expected, d.actual, d.traceback) for d in report.staff])
+                [_storable((*_key(graded.key), d.test, d.expected, d.actual, d.traceback)) for d in report.staff])
         return True
 
     # ------------------------------------------------------------ reading back
@@ -253,6 +254,13 @@ class Store:
         """How many student submissions of the latest run answer `exercise` with a file."""
         query = "SELECT COUNT(*) FROM submissions WHERE exercise = ? AND file IS NOT NULL"
         return int(self.db.execute(query, (exercise,)).fetchone()[0])
+
+
+def _storable(values: tuple[object, ...]) -> tuple[object, ...]:
+    """A row as SQLite takes it: text is UTF-8, so a lone surrogate (a file name's undecodable byte, an
+    exception message a submission made) is stored as its escape, \\udce9, rather than failing the batch."""
+    return tuple(value.encode("utf-8", "backslashreplace").decode("utf-8") if type(value) is str else value
+                 for value in values)
 
 
 def _key(key: GradingKey) -> tuple[str, str, str, int]:

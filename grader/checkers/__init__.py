@@ -124,9 +124,39 @@ def typed(value: object) -> str:
     return "".join(out)
 
 
-def _canonical(value: object, out: list[str]) -> None:
+def loose(value: object) -> str:
+    """A canonical text in which equal means Python's ==: 2 == 2.0 == True's 1, {1} == frozenset({1});
+    a list is still no tuple, as in Python. Built like `typed`, without hashing."""
+    out: list[str] = []
+    _canonical(value, out, numbers=True)
+    return "".join(out)
+
+
+def _number(value: object) -> str:
+    """An int, bool or float as one text per number: an integral float as the int it equals."""
+    if type(value) is float and value.is_integer():  # type: ignore[attr-defined]
+        value = int(value)  # type: ignore[call-overload]
+    return "i" + hex(value) if type(value) in (int, bool) else "f" + repr(value)  # type: ignore[arg-type]
+
+
+def _canonical(value: object, out: list[str], numbers: bool = False) -> None:
     kind = type(value)
-    if kind is str:
+    if numbers and kind in (int, bool, float):
+        out.append(_number(value))
+    elif numbers and kind in (set, frozenset, dict):
+        # == ignores the set's kind; the items' texts sorted, as `typed` does (no hash taken)
+        if kind is dict:
+            pairs = sorted(loose(k) + ":" + loose(v) for k, v in value.items())  # type: ignore[attr-defined]
+            out.append("d[" + ",".join(pairs) + "]")
+        else:
+            out.append("S[" + ",".join(sorted(map(loose, value))) + "]")  # type: ignore[call-overload]
+    elif numbers and kind in (list, tuple):
+        out.append("l[" if kind is list else "t[")
+        for item in value:  # type: ignore[attr-defined]
+            _canonical(item, out, True)
+            out.append(",")
+        out.append("]")
+    elif kind is str:
         out.append("s" + _json_string(value))
     elif kind is int:
         out.append("i" + hex(value))  # hex: no digit limit for the spec's huge ints, and linear
@@ -165,15 +195,23 @@ def _first(pair: tuple[str, object]) -> str:
     return pair[0]
 
 
+def safe_repr(value: object) -> str:
+    """repr(), or what the value is when repr() refuses it (an int of more than 4300 digits, deep nesting)."""
+    try:
+        return repr(value)
+    except (ValueError, RecursionError, MemoryError):
+        return f"<{type_name(value)} too large to show>"
+
+
 def show(value: object, width: int = 80) -> str:
-    text = repr(value)
+    text = safe_repr(value)
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def show_pair(expected: object, actual: object, width: int = 2000) -> tuple[str, str]:
     """Both values' reprs; long ones cut to the same window around their first difference, so that a list
     wrong at index 229 shows index 229, not its first items."""
-    want, got = repr(expected), repr(actual)
+    want, got = safe_repr(expected), safe_repr(actual)
     if max(len(want), len(got)) <= width:
         return want, got
     start = max(0, first_difference(want, got) - width // 4)
@@ -206,6 +244,9 @@ def describe_difference(expected: object, actual: object) -> str:
     """One line a student can act on: a type, a length, the items missing or extra, the first difference."""
     if type(expected) is not type(actual):
         return f"expected {_a_type(expected)}, got {_a_type(actual)}: {show(actual, 60)}"
+    note = item_types(expected, actual)
+    if note:
+        return note
     if isinstance(expected, (list, tuple)) and isinstance(actual, (list, tuple)):
         missing, extra = multiset_difference(expected, actual)
         if (missing or extra) and len(expected) != len(actual):
@@ -228,6 +269,11 @@ def multiset_difference(expected: list[object] | tuple[object, ...],
     """(items missing, items extra) of two lists as multisets of typed items: their canonical texts sorted
     and merged, so no hash of a hostile item is ever taken."""
     want, got = sorted(map(typed, expected)), sorted(map(typed, actual))
+    return _merge_difference(want, got)
+
+
+def _merge_difference(want: list[str], got: list[str]) -> tuple[int, int]:
+    """(missing, extra) of two sorted lists of canonical texts."""
     if want == got:
         return 0, 0
     missing = extra = i = j = 0
@@ -239,6 +285,17 @@ def multiset_difference(expected: list[object] | tuple[object, ...],
         else:
             extra, j = extra + 1, j + 1
     return missing + len(want) - i, extra + len(got) - j
+
+
+def item_types(expected: object, actual: object) -> str:
+    """'the items are of type tuple, expected list' when no item has a type the expected items have."""
+    if not (isinstance(expected, (list, tuple, set, frozenset)) and isinstance(actual, (list, tuple, set, frozenset))):
+        return ""
+    want = sorted({type_name(item) for item in expected})  # type: ignore[attr-defined]
+    got = sorted({type_name(item) for item in actual})  # type: ignore[attr-defined]
+    if not want or not got or set(want) & set(got):  # some items of the right type: counts say more
+        return ""
+    return f"the items are of type {' and '.join(got)}, expected {' and '.join(want)}: {show(actual, 60)}"
 
 
 def not_plain(value: object) -> str:
@@ -258,17 +315,61 @@ def not_plain(value: object) -> str:
 
 @checker("value")
 def value(expected: object, actual: object) -> CheckResult:
-    """The returned value, type included."""
+    """The returned value, type included (a numpy or pandas value: as the `array` checker compares it)."""
+    if _data_value(expected) or _data_value(actual):
+        from grader.checkers.arrays import array
+
+        return array(expected, actual)
     if typed(expected) == typed(actual):
         return CheckResult(passed=True)
-    return CheckResult(passed=False, feedback=_not_plain_feedback(actual) or describe_difference(expected, actual))
+    feedback = _not_plain_feedback(actual) or describe_difference(expected, actual)
+    if loose(expected) == loose(actual):  # equal by ==: say this checker is the type-strict one
+        feedback += " (checker 'value' compares types too; checker 'equal' compares with ==)"
+    return CheckResult(passed=False, feedback=feedback)
+
+
+@checker("equal")
+def equal(expected: object, actual: object) -> CheckResult:
+    """The returned value equal by Python's ==, as unittest's assertEqual: 2 == 2.0, a set == a frozenset;
+    a list is still not a tuple. The reply is plain data, so no == of the submission's runs here."""
+    name = not_plain(actual)
+    if name:
+        return CheckResult(passed=False, feedback=_not_plain_feedback(actual))
+    if loose(expected) == loose(actual):
+        return CheckResult(passed=True)
+    return CheckResult(passed=False, feedback=describe_difference(expected, actual) + " (compared with ==)")
+
+
+equal.by_equality = True  # type: ignore[attr-defined] - validate's junk answers: == may take another type
+_ITERABLE = (list, tuple, set, frozenset, dict)
+
+
+@checker("same_items")
+def same_items(expected: object, actual: object) -> CheckResult:
+    """Any iterable with the same items, each as often, in any order, items compared with == (unittest's
+    assertCountEqual): a set, a tuple or a list of them; a dict's keys."""
+    if not isinstance(actual, _ITERABLE):
+        return CheckResult(passed=False, feedback=_not_plain_feedback(actual)
+                           or f"expected a collection of items, got {_a_type(actual)}: {show(actual, 60)}")
+    if not isinstance(expected, _ITERABLE):
+        return CheckResult(passed=False, feedback="the spec's expected value is not a collection")
+    want, got = sorted(map(loose, expected)), sorted(map(loose, actual))  # type: ignore[call-overload]
+    if want == got:
+        return CheckResult(passed=True)
+    missing, extra = _merge_difference(want, got)
+    parts = [f"{missing} missing"] if missing else []
+    parts += [f"{extra} extra"] if extra else []
+    note = item_types(list(expected), list(actual))  # type: ignore[call-overload]
+    return CheckResult(passed=False, feedback=_not_plain_feedback(actual) or note or ", ".join(parts)
+                       + f" (expected {count(len(want), 'item')} in any order, got {len(got)}; compared with ==)")
 
 
 @checker("unordered")
 def unordered(expected: object, actual: object) -> CheckResult:
     """A returned list whose items may come in any order; each item compared with its type."""
     if not isinstance(actual, list):
-        return CheckResult(passed=False, feedback=f"expected a list, got {_a_type(actual)}")
+        return CheckResult(passed=False, feedback=f"expected a list, got {_a_type(actual)} (checker 'same_items' "
+                                                  f"takes any collection)")
     if not isinstance(expected, list):
         return CheckResult(passed=False, feedback="the spec's expected value is not a list")
     missing, extra = multiset_difference(expected, actual)
@@ -276,8 +377,13 @@ def unordered(expected: object, actual: object) -> CheckResult:
         return CheckResult(passed=True)
     parts = [f"{missing} missing"] if missing else []
     parts += [f"{extra} extra"] if extra else []
-    return CheckResult(passed=False, feedback=_not_plain_feedback(actual) or ", ".join(parts)
-                       + f" (expected {count(len(expected), 'item')} in any order, got {len(actual)})")
+    return CheckResult(passed=False, feedback=_not_plain_feedback(actual) or item_types(expected, actual)
+                       or ", ".join(parts) + f" (expected {count(len(expected), 'item')} in any order, got {len(actual)})")
+
+
+def _data_value(value: object) -> bool:
+    module = type(value).__module__
+    return module.startswith("numpy") or module.startswith("pandas")
 
 
 def _not_plain_feedback(actual: object) -> str:
@@ -286,4 +392,6 @@ def _not_plain_feedback(actual: object) -> str:
         "int, ...)" if name else ""
 
 
-from grader.checkers import close, custom  # noqa: E402,F401 - each registers itself
+same_items.by_equality = True  # type: ignore[attr-defined]
+
+from grader.checkers import arrays, close, custom  # noqa: E402,F401 - each registers itself

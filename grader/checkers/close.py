@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+from builtins import abs as builtins_abs  # the checker's own `abs` argument shadows the builtin
+from fractions import Fraction
 
 from grader.checkers import checker, show, type_name
 from grader.model import CheckResult
@@ -23,24 +25,51 @@ def _is_number(value: object) -> bool:
     return type(value) in (int, float)  # exact types: no bool, no subclass with a lying __eq__
 
 
+def _number_difference(expected: float, actual: float, at: str, rel: float, tolerance: float,
+                       nan_equal: bool) -> str | None:
+    if type(expected) is float and math.isnan(expected) or type(actual) is float and math.isnan(actual):
+        if nan_equal and expected != expected and actual != actual:
+            return None
+        return f"expected {show(expected, 40)}{at}, got {show(actual, 40)} (nan equals nothing)"
+    if expected == actual:
+        return None
+    if any(type(n) is float and math.isinf(n) for n in (expected, actual)):
+        return f"expected {show(expected, 40)}{at}, got {show(actual, 40)}: off by inf"
+    try:
+        want, got = float(expected), float(actual)
+        off = math.fabs(want - got)
+        within = off <= max(rel * math.fabs(want), tolerance)
+    except OverflowError:  # an int past a float's range (10**400): exactly, as fractions
+        exact = abs(Fraction(expected) - Fraction(actual))
+        if exact <= max(Fraction(rel) * abs(Fraction(expected)), Fraction(tolerance)):
+            return None
+        return f"expected {show(expected, 40)}{at}, got {show(actual, 40)}: off by {_size(exact)}"
+    if within and not math.isinf(off):
+        return None
+    relative = f", {off / math.fabs(want):.3g} relative" if want and not math.isinf(off) else ""
+    return f"expected {show(expected, 40)}{at}, got {show(actual, 40)}: off by {off:.3g}{relative}"
+
+
+def _size(off: Fraction) -> str:
+    """A difference as a float would show it, or by its power of two past a float's range."""
+    try:
+        return f"{float(off):.3g}"
+    except OverflowError:
+        return f"about 2**{int(off).bit_length() - 1}"
+
+
 def _first_difference(expected: object, actual: object, where: str, rel: float, tolerance: float,
                       nan_equal: bool) -> str | None:
     at = f" at {where}" if where else ""
     if _is_number(expected):
         if not _is_number(actual):
             return f"expected a number{at}, got a {type_name(actual)}: {show(actual, 40)}"
-        want, got = float(expected), float(actual)  # type: ignore[arg-type]
-        if math.isnan(want) or math.isnan(got):
-            if nan_equal and math.isnan(want) and math.isnan(got):
+        if type(expected) is int and type(actual) is int:  # exact: 2**64 - 1 is not 2**64 in a float's way
+            off_int = builtins_abs(expected - actual)
+            if off_int <= max(Fraction(rel) * builtins_abs(expected), Fraction(tolerance)):
                 return None
-            return f"expected {show(expected, 40)}{at}, got {show(actual, 40)} (nan equals nothing)"
-        if want == got:
-            return None
-        off = math.inf if math.isinf(want) or math.isinf(got) else math.fabs(want - got)
-        if off <= max(rel * math.fabs(want), tolerance):
-            return None
-        relative = f", {off / math.fabs(want):.3g} relative" if want and not math.isinf(off) else ""
-        return f"expected {show(expected, 40)}{at}, got {show(actual, 40)}: off by {off:.3g}{relative}"
+            return f"expected {show(expected, 40)}{at}, got {show(actual, 40)}: off by {_size(Fraction(off_int))}"
+        return _number_difference(expected, actual, at, rel, tolerance, nan_equal)  # type: ignore[arg-type]
     if type(expected) is not type(actual):
         return f"expected a {type_name(expected)}{at}, got a {type_name(actual)}: {show(actual, 40)}"
     if isinstance(expected, (list, tuple)):

@@ -14,8 +14,10 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "authoring": ("validate", "calibrate", "import", "export", "new"),
     "batch": ("batch",),
     "similar": ("similar",),
-    "platforms": ("gradescope-run",),
+    "platforms": ("gradescope-run", "prairielearn-run"),
     "doctor": ("doctor",),
+    "environment": ("env",),
+    "server": ("serve", "submit"),
 }
 
 

@@ -13,6 +13,9 @@ from typing import TYPE_CHECKING
 from grader.exit_codes import ExitCode
 from grader.kinds import KINDS
 
+MUTANTS_MOST = 40  # grader.mutants.run.MOST, without importing it at every start
+MUTANT_FORMATS = ("text", "json", "markdown")
+
 if TYPE_CHECKING:  # the heavy modules are imported by the commands that use them: start-up stays short
     from rich.console import Console
 
@@ -37,7 +40,21 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
                           help="measure the time limits again even if this machine has them cached")
     validate.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)), metavar="N",
                           help="validate N exercises at a time (default: one per CPU; time limits are still "
-                               "measured one at a time)")
+                               "measured one at a time); with --mutants, N grading workers")
+    validate.add_argument("--mutants", action="store_true",
+                          help="also grade mutants of the accepted references (the mistakes students make) and "
+                               "report which tests kill them; the spec's mutants.kill_at_least is enforced")
+    validate.add_argument("--most", type=int, default=None, metavar="N",
+                          help=f"--mutants: grade at most N mutants per exercise, taken in turn from every rule "
+                               f"and reference (default {MUTANTS_MOST})")
+    validate.add_argument("--format", choices=MUTANT_FORMATS, default="text",
+                          help="--mutants: how the mutants' report is written to standard output (json: "
+                               "grader/schemas/mutants.schema.json; markdown: the table of docs/validate.md); "
+                               "the validation's own report then goes to standard error")
+    validate.add_argument("--html", metavar="DIR", type=Path, default=None,
+                          help="--mutants: also write DIR/html/mutants.html (a batch's --out folder keeps it "
+                               "beside the class's pages)")
+    validate.set_defaults(parser=validate)
     calibrate_parser = command("calibrate", "measure the CPU time limits on this machine from the accepted "
                                             "references", run_calibrate)
     calibrate_parser.add_argument("ids", metavar="ID", nargs="*", help="exercise ids (default: every exercise)")
@@ -48,12 +65,17 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     importer = command("import", "turn a lesson (JSON) into exercises and their accepted references", run_import)
     importer.add_argument("lesson", metavar="LESSON.json", help="the lesson file")
     importer.add_argument("--force", action="store_true", help="overwrite exercises that exist")
-    export = command("export", "write a bundle: for students (statements, starter code, visible tests, hints) "
-                               "or Gradescope's autograder zip", run_export)
-    # One of the two, checked in run_export: the CLI's stand-in parsers have no argument groups.
+    export = command("export", "write a bundle: for students (statements, starter code, visible tests, hints), "
+                               "Gradescope's autograder zip, PrairieLearn's grader image or a GitHub Classroom "
+                               "template", run_export)
+    # One of them, checked in run_export: the CLI's stand-in parsers have no argument groups.
     export.add_argument("--student", metavar="DIR", help="the folder to write the student bundle to")
     export.add_argument("--gradescope", metavar="ZIP", help="the autograder zip to write (setup.sh, "
                                                             "run_autograder, exercises, references, the grader)")
+    export.add_argument("--prairielearn", metavar="DIR", help="the folder to write PrairieLearn's external "
+                                                              "grader image to (a Docker build context)")
+    export.add_argument("--github-classroom", metavar="DIR", help="the folder to write a GitHub Classroom "
+                                                                  "template repository to")
     export.add_argument("ids", metavar="ID", nargs="*", help="exercise ids (default: every exercise)")
     export.add_argument("--match", metavar="TEMPLATE", action="append", default=None,
                         help="--gradescope: file-name rule for submissions, as `grader batch --match`")
@@ -68,11 +90,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
                           "sequences of steps; files (program kind): arguments, input and output files")
 
 
-def _console() -> Console:
+def _console(stream: object = None) -> Console:
     from rich.console import Console
 
     # Tables of references and timings need room: 120 columns in logs and pipes, the terminal's width otherwise.
-    return Console(highlight=False, emoji=False, width=None if sys.stdout.isatty() else 120)
+    out = stream or sys.stdout
+    return Console(highlight=False, emoji=False, width=None if out.isatty() else 120, file=out)  # type: ignore[attr-defined]
 
 
 def _selected(course: Course, ids: list[str]) -> list[str]:
@@ -86,6 +109,19 @@ def _selected(course: Course, ids: list[str]) -> list[str]:
     return chosen
 
 
+def _build_environment(course: Course, console: Console) -> None:
+    """The course's environment, built first (visibly) when it is not: its references import from it."""
+    from rich.text import Text
+
+    from grader.environment import build, environment_of_course
+
+    environment = environment_of_course(course.exercises_dir)
+    if environment is not None:
+        if not environment.built:
+            build(environment, progress=lambda line: console.print(Text(line, style="dim")))
+        console.print(Text(f"course {environment.name}", style="dim"))
+
+
 def run_validate(args: argparse.Namespace) -> ExitCode:
     from rich.text import Text
 
@@ -94,12 +130,18 @@ def run_validate(args: argparse.Namespace) -> ExitCode:
     from grader.errors import UsageError
     from grader.validation.render import render_summary, render_validation
 
+    if not args.mutants and (args.most is not None or args.format != "text" or args.html is not None):
+        args.parser.error("--most, --format and --html are for --mutants")
+    if args.most is not None and args.most < 1:
+        args.parser.error("--most must be at least 1")
     course = Course.at(args.exercises)
     ids = _selected(course, args.ids)
     exercises = course.load_all(ids, as_written=True)
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
-    console = _console()
+    # A report on standard output for a program (json) or a page (markdown): the validation's text goes aside.
+    console = _console(sys.stderr if args.format != "text" else None)
+    _build_environment(course, console)
     console.print(Text(f"Validating {len(ids)} exercise{'s' if len(ids) != 1 else ''} in {course.exercises_dir}\n"
                        f"machine: {machine()}\nsandbox interpreter: {python_version()}", style="dim"))
     started = time.monotonic()
@@ -108,7 +150,44 @@ def run_validate(args: argparse.Namespace) -> ExitCode:
         render_validation(validation, console)
         validations.append(validation)
     render_summary(validations, time.monotonic() - started, console)
-    return ExitCode.OK if all(v.ok for v in validations) else ExitCode.TESTS_FAILED
+    ok = all(v.ok for v in validations)
+    if args.mutants:
+        ok = _run_mutants(course, validations, args, console) and ok
+    return ExitCode.OK if ok else ExitCode.TESTS_FAILED
+
+
+def _run_mutants(course: Course, validations: list[ExerciseValidation], args: argparse.Namespace,
+                 console: Console) -> bool:
+    """Grade the mutants of the exercises that validated (their accepted references pass, their limits are
+    measured); report them in the chosen format. True when every exercise meets its floor."""
+    from rich.text import Text
+
+    from grader.mutants.report import as_json, render_markdown, render_text, write_html
+    from grader.mutants.run import ExerciseMutants, mutate_exercises
+
+    valid = [v.exercise.id for v in validations if v.ok]
+    console.print(Text(f"\nGrading the mutants of {len(valid)} exercise{'s' if len(valid) != 1 else ''} "
+                       f"({args.jobs} worker{'s' if args.jobs != 1 else ''})", style="bold"))
+    graded = {e.exercise.id: e for e in mutate_exercises(course, course.load_all(valid), workers=args.jobs,
+                                                          most=args.most or MUTANTS_MOST)}
+    entries = []
+    for validation in validations:
+        entry = graded.get(validation.exercise.id)
+        if entry is None:
+            entry = ExerciseMutants(validation.exercise, skipped="the exercise does not validate: fix it first")
+        entries.append(entry)
+    if args.format == "json":
+        import json
+
+        json.dump(as_json(entries), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    elif args.format == "markdown":
+        render_markdown(entries, sys.stdout)
+    else:
+        render_text(entries, sys.stdout)
+    if args.html is not None:
+        console.print(f"wrote {write_html(entries, args.html)}")
+    return all(e.ok for e in entries)
 
 
 def _validations(course: Course, exercises: list[Exercise], recalibrate: bool, jobs: int) -> Iterator[ExerciseValidation]:
@@ -208,14 +287,17 @@ def run_export(args: argparse.Namespace) -> ExitCode:
     from grader.course import Course
     from grader.export import export_student_bundle
 
-    if bool(args.student) == bool(args.gradescope):
-        args.parser.error("give one of --student DIR or --gradescope ZIP")
+    targets = [args.student, args.gradescope, args.prairielearn, args.github_classroom]
+    if sum(bool(target) for target in targets) != 1:
+        args.parser.error("give one of --student DIR, --gradescope ZIP, --prairielearn DIR or --github-classroom DIR")
+    if args.match and not args.gradescope:
+        args.parser.error("--match is for --gradescope")
     course = Course.at(args.exercises)
     exercises = course.load_all(_selected(course, args.ids), as_written=True)
     if args.gradescope:
         return _export_gradescope(exercises, args)
-    if args.match:
-        args.parser.error("--match is for --gradescope")
+    if args.prairielearn or args.github_classroom:
+        return _export_folder(exercises, args)
     bundle = export_student_bundle(exercises, Path(args.student), force=args.force)
     console = _console()
     for line in bundle.lines():
@@ -242,15 +324,46 @@ def _export_gradescope(exercises: list[Exercise], args: argparse.Namespace) -> E
     return ExitCode.OK
 
 
+def _export_folder(exercises: list[Exercise], args: argparse.Namespace) -> ExitCode:
+    from rich.text import Text
+
+    console = _console()
+    if args.prairielearn:
+        from grader.platforms.prairielearn_bundle import write_prairielearn_bundle
+
+        image = write_prairielearn_bundle(exercises, Path(args.prairielearn), force=args.force)
+        console.print(f"wrote {image.root}: {len(image.exercises)} exercises, {image.wheel}, Dockerfile, README.md")
+        console.print(Text(f"Next: docker build -t YOUR-ACCOUNT/grader {image.root}; each question's info.json: "
+                           f"{image.root / 'README.md'}", style="bold"))
+        return ExitCode.OK
+    from grader.platforms.classroom_bundle import WORKFLOW, write_classroom_bundle
+
+    template = write_classroom_bundle(exercises, Path(args.github_classroom), force=args.force)
+    for line in template.student.lines():
+        console.print(line)
+    console.print(f"wrote {template.root / WORKFLOW}: one step per exercise ({', '.join(template.runners)}), "
+                  f"installing {template.wheel}")
+    console.print(Text(f"Next: push {template.root} as the assignment's template repository", style="bold"))
+    return ExitCode.OK
+
+
 def run_new(args: argparse.Namespace) -> ExitCode:
     from rich.text import Text
 
-    from grader.course import Course
+    from grader.course import BUNDLED_EXERCISES, COURSE_FILE, Course
     from grader.scaffold import new_exercise
 
-    exercises_dir = Path(args.exercises) if args.exercises else Course.at(None).exercises_dir
-    created = new_exercise(exercises_dir, args.id, args.kind, args.form)
     console = _console()
+    exercises_dir = Path(args.exercises) if args.exercises else Course.at(None).exercises_dir
+    if not args.exercises and exercises_dir.resolve() == BUNDLED_EXERCISES.resolve():
+        # No course here or above: never write into the grader's own bundled course; make one here.
+        here = Path.cwd()
+        (here / COURSE_FILE).write_text("# A course folder: `grader` run anywhere under this folder grades these "
+                                        "exercises.\ntitle: My course\nexercises: exercises\n", encoding="utf-8")
+        exercises_dir = here / "exercises"
+        exercises_dir.mkdir(exist_ok=True)
+        console.print(f"no course in {here} or above it: made one here ({COURSE_FILE}, exercises/, reference/)")
+    created = new_exercise(exercises_dir, args.id, args.kind, args.form)
     for path in created:
         console.print(f"wrote {path}")
     console.print(Text(f"Fill in every TODO, then: grader validate --exercises {exercises_dir} {args.id}",

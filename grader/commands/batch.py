@@ -17,7 +17,7 @@ GRADEBOOKS = ("canvas", "moodle", "plain")
 # grader.batch.layouts.LAYOUTS and grader.batch.roster.COLUMNS, written out: every command builds this parser,
 # and importing the batch modules for it costs each one start-up time (a test keeps them equal).
 LAYOUT_NAMES = ("folders", "canvas", "moodle", "gradescope", "github-classroom")
-ROSTER_COLUMNS = ("folder", "name", "id", "sis_id", "login", "email", "section")
+ROSTER_COLUMNS = ("folder", "name", "id", "sis_id", "login", "email", "section", "participant")
 
 if TYPE_CHECKING:  # the batch machinery is imported when a batch runs: every other command starts faster
     from rich.console import Console

@@ -84,6 +84,24 @@ def report_lines(isolation: Isolation) -> list[tuple[str, bool, str]]:
     return rows
 
 
+def _environment_line() -> str:
+    """The environment of the course of the current folder: what its submissions may import, built or not."""
+    from grader.course import Course
+    from grader.environment import environment_of_course, environments_root
+    from grader.errors import GraderError
+
+    try:
+        course = Course.at(None)
+        environment = environment_of_course(course.exercises_dir)
+    except GraderError as error:
+        return f"Course environment: cannot tell ({error})"
+    if environment is None:
+        return f"Course environment: none declared ({course.exercises_dir}): the standard library only"
+    state = f"built at {environment.path}" if environment.built else "NOT built: run `grader env build`"
+    return (f"Course environment: {environment.name}, {state}; the sandbox may read {environments_root()} "
+            f"(read-only, the environments' packages)")
+
+
 def run_doctor(args: argparse.Namespace) -> ExitCode:
     from rich.console import Console
     from rich.table import Table
@@ -105,6 +123,7 @@ def run_doctor(args: argparse.Namespace) -> ExitCode:
                        f"environment. Landlock ABI {abi}; running as uid {os.geteuid()}; the sandbox runs "
                        f"{child_python()}.", style="dim"))
     console.print(Text(f"Reports will say: {isolation.describe()}", style="bold"))
+    console.print(Text(_environment_line()))
     threats = Table(header_style="bold", title="Threats (README's table) on this machine")
     for column in ("threat", "held here by", "open here"):
         threats.add_column(column)

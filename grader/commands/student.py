@@ -66,7 +66,7 @@ def run_list(args: argparse.Namespace) -> ExitCode:
         table.add_column(column)
     exercises, problems = course.load_valid()
     for exercise in exercises:
-        hidden = sum(t.hidden for t in exercise.tests)
+        hidden = sum(t.hidden for t in exercise.tests) + exercise.hidden_tests
         table.add_row(exercise.id, Text(exercise.title), str(exercise.kind), f"{len(exercise.tests)} ({hidden})")
     _console().print(table)
     return report_broken_specs(problems)
@@ -109,8 +109,16 @@ def run_show(args: argparse.Namespace) -> ExitCode:
     cpu_text = f"{cpu[0]:g} s" if len(cpu) == 1 else f"{cpu[0]:g} to {cpu[-1]:g} s"
     limits = exercise.limits
     console.print(Text(f"Limits: {cpu_text} of CPU per test, {limits.memory} MiB, output {limits.output} KiB. "
-                       f"{sum(t.hidden for t in exercise.tests)} hidden tests run too.", style="dim"))
+                       f"{_hidden_count(exercise)}.", style="dim"))
     return ExitCode.OK
+
+
+def _hidden_count(exercise: Exercise) -> str:
+    """'2 hidden tests run too': a student bundle's hidden tests are left out of it, counted in its spec."""
+    from grader.words import count
+
+    hidden = sum(t.hidden for t in exercise.tests) + exercise.hidden_tests
+    return f"{count(hidden, 'hidden test')} run too" if hidden else "No hidden tests"
 
 
 def _visible_tests(exercise: Exercise) -> Table:
@@ -118,6 +126,8 @@ def _visible_tests(exercise: Exercise) -> Table:
     from rich.text import Text
 
     from grader.expected import ExpectationError, expected_values
+    from grader.forms import form_of
+    from grader.model import MISSING
 
     try:
         expected = expected_values(exercise)
@@ -130,10 +140,9 @@ def _visible_tests(exercise: Exercise) -> Table:
     for test in exercise.tests:
         if test.hidden:
             continue
-        given = test.call if test.call is not None else (test.stdin or "")
-        want = expected.get(test.name, "?")
-        shown = want if isinstance(want, str) and test.compare == "output" else repr(want)
-        table.add_row(Text(test.name), Text(given), Text(shown))
+        form = form_of(test)
+        table.add_row(Text(test.name), Text(form.shown_input(test)),
+                      Text(form.shown_expected(test, expected.get(test.name, MISSING))))
     return table
 
 
@@ -252,7 +261,9 @@ def _inputs(exercise: Exercise) -> dict[str, str]:
 
     if not kind_of(exercise.kind).lists_tests:
         return {}
-    given = {t.name: t.call if t.call is not None else t.stdin or "" for t in exercise.tests if not t.hidden}
+    from grader.forms import form_of
+
+    given = {t.name: form_of(t).shown_input(t) for t in exercise.tests if not t.hidden}
     return {name: text for name, text in given.items() if text}
 
 

@@ -63,6 +63,18 @@ class TestForm:
             return show_pair(expected, result.value)
         return show(expected, 2000), None
 
+    def shown_input(self, test: Test) -> str:
+        """The test's input as a student may reproduce it: the call (or stdin) and its `given` names, a
+        generated one as the generator and arguments (its seed among them) that make it."""
+        text = test.call if test.call is not None else (test.stdin or "")
+        return "\n".join([text, *given_lines(test)]) if test.given else text
+
+    def shown_expected(self, test: Test, expected: object) -> str:
+        """The expected answer as the spec or a student writes it: a value's repr, or the text printed."""
+        if expected is MISSING:
+            return "?"
+        return expected if isinstance(expected, str) and test.compare == "output" else repr(expected)
+
     def spec_entry(self, test: Test, expected: object) -> dict[str, object] | None:
         """The form's keys as a student bundle writes them, its expected answers written out (`expected`:
         the test's expected value, MISSING when there is none); None: the default `expect` is written."""
@@ -72,6 +84,20 @@ class TestForm:
         """Why the reference's answer contradicts the test's written expectation ("" when it agrees)."""
         check = run_checker(test.checker, test.expect, produced, checker_input(test))
         return "" if check.passed else check.feedback
+
+
+def given_lines(test: Test) -> list[str]:
+    """'xs = [3, 1]', or 'xs = floats(count=2000, seed=3) from generators.py' for a generated one."""
+    from grader.forms.given import Generated
+
+    lines = []
+    for name, value in test.given:
+        if isinstance(value, Generated):
+            args = ", ".join(f"{key}={arg!r}" for key, arg in value.args)
+            lines.append(f"{name} = {value.generator}({args}) from {value.source.name}")
+        else:
+            lines.append(f"{name} = {show(value, 200)}")
+    return lines
 
 
 def checker_input(test: Test) -> object:

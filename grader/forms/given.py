@@ -145,6 +145,26 @@ def _generate(generated: Generated, source: bytes) -> object:
     return value
 
 
+def unreadable_arguments(call: str, test: Test) -> list[str]:
+    """The call's positional arguments a checker cannot be given (call_arguments makes them None): neither
+    a literal nor a `given` name, as their source text."""
+    try:
+        tree = ast.parse(call, mode="eval").body
+    except SyntaxError:
+        return []
+    if not isinstance(tree, ast.Call):
+        return []
+    unreadable = []
+    for arg in tree.args:
+        if isinstance(arg, ast.Name) and arg.id in dict(test.given):
+            continue
+        try:
+            ast.literal_eval(arg)
+        except (ValueError, TypeError, SyntaxError, RecursionError):
+            unreadable.append(ast.unparse(arg))
+    return unreadable
+
+
 def call_arguments(call: str, test: Test) -> tuple[object, ...]:
     """The call's positional argument values: literals, or given names (None for anything else)."""
     try:

@@ -141,8 +141,47 @@ class ProgramIOForm(TestForm):
         return CheckResult(True)
 
     def shown(self, test: Test, result: RunResult, expected: object) -> tuple[str | None, str | None]:
+        """Standard output's expected and actual text; a wrong output file's when that is what failed."""
         stdout = test.expect if test.expect is not MISSING else getattr(expected, "stdout", "")
+        check = self.check(test, result, expected)
+        io = test.io or ProgramIO()
+        if not check.passed:
+            reference = expected if isinstance(expected, ProgramAnswer) else None
+            wanted = {**dict(reference.files if reference else ()), **dict(io.expect_files)}
+            for name, text in result.files:
+                if check.feedback.startswith(f"{name}: ") and wanted.get(name) is not None and text is not None:
+                    return wanted[name], text
         return str(stdout), result.stdout
+
+    def shown_input(self, test: Test) -> str:
+        io = test.io or ProgramIO()
+        if not io.args and not io.files:
+            return test.stdin or ""  # what the program reads, as a plain program test shows it
+        lines = [f"args: {' '.join(io.args)}"] if io.args else []
+        for name, text in io.files:
+            lines.append(f"file {name}:")
+            lines += ["  " + line for line in text.rstrip("\n").split("\n")]
+        if test.stdin:
+            lines.append("stdin:")
+            lines += ["  " + line for line in test.stdin.rstrip("\n").split("\n")]
+        return "\n".join(lines)
+
+    def shown_expected(self, test: Test, expected: object) -> str:
+        io = test.io or ProgramIO()
+        reference = expected if isinstance(expected, ProgramAnswer) else None
+        stdout = test.expect if test.expect is not MISSING else reference.stdout if reference else "?"
+        lines = [str(stdout).rstrip("\n")] if str(stdout).strip() else []
+        files = {**dict(reference.files if reference else ()), **dict(io.expect_files)}
+        for name in io.output_files:
+            text = files.get(name)
+            lines.append(f"file {name}:" if text is not None else f"file {name}: not written")
+            lines += ["  " + line for line in (text or "").rstrip("\n").split("\n")] if text else []
+        status = io.exit_status if io.exit_status is not None else reference.exit_status if reference else 0
+        if status:
+            lines.append(f"exit status {status}")
+        if io.stderr is not None:
+            lines.append("standard error: something" if io.stderr == NONEMPTY else f"standard error saying {io.stderr!r}")
+        return "\n".join(lines) or "(prints nothing)"
 
     def spec_entry(self, test: Test, expected: object) -> dict[str, object] | None:
         io = test.io or ProgramIO()

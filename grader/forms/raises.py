@@ -1,10 +1,15 @@
-"""`raises`: the call must raise a built-in exception class (a subclass counts), its message containing a
-text if one is written. The class is judged on the names of the built-in classes the harness found the
-exception to subclass, so a student class merely named ValueError is not one."""
+"""`raises`: the call must raise an exception class (a subclass counts unless `subclass: false`), its
+message containing a text (`message`), equal to one (`message_equals`, as unittest's `args[0]`) or matching
+a regular expression (`match`, as pytest.raises). A built-in class is judged on the names of the built-in
+classes the harness found the exception to subclass, so a student class merely named ValueError is not one;
+a class the submission defines (`class: BufferFullException`) is judged by the names of its class and
+its bases, the only thing the grader can know of a class it never saw."""
 
 from __future__ import annotations
 
 import builtins
+import difflib
+import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -22,56 +27,135 @@ BUILTIN_ERRORS = frozenset(name for name, value in vars(builtins).items()
                            if isinstance(value, type) and issubclass(value, BaseException))
 
 
+RAISES_KEYS = ("class", "message", "message_equals", "match", "subclass", "bases")
+
+
 @record
 class ExpectedRaise:
-    """`raises:` an exception of this built-in class (a subclass counts) whose message contains `message`."""
+    """`raises:` an exception of this class (a subclass counts unless `subclass` is False) whose message
+    contains `message`, is `message_equals` (None: not checked) and matches `match` (None: not checked)."""
 
     cls: str
     message: str = ""
+    message_equals: str | None = None
+    match: str | None = None
+    subclass: bool = True
+    bases: tuple[str, ...] = ()  # classes it must derive from too (assertRaises(BufferError) of a student class)
+
+    @property
+    def builtin(self) -> bool:
+        return self.cls in BUILTIN_ERRORS
+
+    def wanted(self) -> str:
+        """How the spec reads: `ValueError('too big')`, `E (exactly that class, a BufferError) with a message
+        matching '^x'`."""
+        text = self.cls + (f"({self.message_equals!r})" if self.message_equals is not None else "")
+        kinds = ([] if self.subclass else ["exactly that class"]) + [a_class(base) for base in self.bases]
+        text += f" ({', '.join(kinds)})" if kinds else ""
+        text += f" with a message containing {self.message!r}" if self.message else ""
+        return text + (f" with a message matching {self.match!r}" if self.match is not None else "")
+
+
+def a_class(name: str) -> str:
+    return ("an " if name[:1].lower() in "aeiou" else "a ") + name
 
 
 @record
 class Raised:
-    """A run's exception, as plain data: its class's name, the built-in classes it is, its message."""
+    """A run's exception, as plain data: its class's name, the built-in classes it is, its message, and the
+    names of every class in its method resolution order (the submission's own classes among them)."""
 
     error_type: str
     bases: tuple[str, ...]
     message: str
+    classes: tuple[str, ...] = ()
 
 
 def raised_of(result: RunResult) -> Raised | None:
-    return Raised(result.error_type, result.error_bases, result.error_message) if result.fault is Fault.RAISED else None
+    if result.fault is not Fault.RAISED:
+        return None
+    return Raised(result.error_type, result.error_bases, result.error_message, result.error_classes)
 
 
 def read_raises(reader: SpecReader, node: yaml.Node, where: str) -> ExpectedRaise | None:
-    """`raises: ValueError` or `raises: {class: ValueError, message: "empty"}`."""
+    """`raises: ValueError`, `raises: {class: ValueError, message: "empty"}` (contains), `message_equals:`
+    (exactly), `match:` (a regular expression, searched), `subclass: false` (that class itself)."""
     import yaml
 
-    message = ""
     class_node = node
+    found: dict[str, object] = {}
     if isinstance(node, yaml.MappingNode):
-        keys = reader.mapping(node, ("class", "message"), f"raises of {where}")  # type: ignore[attr-defined]
+        keys = reader.mapping(node, RAISES_KEYS, f"raises of {where}")  # type: ignore[attr-defined]
         if "class" not in keys:
             reader.problem(node, f"raises of {where} needs a class, e.g. {{class: ValueError, message: empty}}")
             return None
         class_node = keys["class"]
-        message = reader.text(keys.get("message"), "raises: message")
+        found["message"] = reader.text(keys.get("message"), "raises: message")
+        for key in ("message_equals", "match"):
+            if key in keys:
+                found[key] = reader.text(keys[key], f"raises: {key}")
+        if "match" in found:
+            try:
+                re.compile(str(found["match"]))
+            except re.error as error:
+                reader.problem(keys["match"], f"raises of {where}: match is not a regular expression: {error}")
+        if "bases" in keys:
+            bases = tuple(reader.text_list(keys["bases"], "raises: bases"))  # type: ignore[attr-defined]
+            found["bases"] = tuple(base for base in bases if base.isidentifier())
+        if "subclass" in keys:
+            flag = reader.value(keys["subclass"])  # type: ignore[attr-defined]
+            if not isinstance(flag, bool):
+                reader.problem(keys["subclass"], f"raises of {where}: subclass must be true or false")
+            found["subclass"] = flag is not False
     name = reader.text(class_node, f"raises of {where}")
-    if name not in BUILTIN_ERRORS:
-        reader.problem(class_node, f"raises of {where}: '{name}' is not a built-in exception class "
-                                   f"(ValueError, TypeError, KeyError, IndexError...)")
+    if not name.isidentifier():
+        reader.problem(class_node, f"raises of {where}: '{name}' is not a class name "
+                                   f"(ValueError, TypeError, KeyError, or a class the submission defines)")
         return None
-    return ExpectedRaise(name, message)
+    close = _like_a_builtin(name)
+    if close:
+        reader.problem(class_node, f"raises of {where}: '{name}' is no built-in exception class; did you mean "
+                                   f"{close}? (a class the submission defines must not look like a built-in one)")
+        return None
+    return ExpectedRaise(name, **found)  # type: ignore[arg-type]
+
+
+def _like_a_builtin(name: str) -> str:
+    """The built-in class a name that is not one looks like a misspelling of ("" when none)."""
+    if name in BUILTIN_ERRORS:
+        return ""
+    close = difflib.get_close_matches(name, BUILTIN_ERRORS, n=1, cutoff=0.85)
+    return close[0] if close else ""
+
+
+def nameable(name: str) -> bool:
+    """Whether a spec's `raises:` may name this class (a student bundle writes a reference's class out)."""
+    return name.isidentifier() and not _like_a_builtin(name)
+
+
+def _is_class(expected: ExpectedRaise, answer: Raised) -> bool:
+    for base in expected.bases:
+        if base not in (answer.bases if base in BUILTIN_ERRORS else answer.classes):
+            return False
+    if not expected.subclass:
+        return answer.error_type == expected.cls and (not expected.builtin or expected.cls in answer.bases)
+    if expected.builtin:
+        return expected.cls in answer.bases
+    return expected.cls in (answer.classes or (answer.error_type,))
 
 
 def raise_problem(expected: ExpectedRaise, answer: object) -> str:
     """Why `answer` (a Raised, or a returned value) is not the expected exception; "" when it is."""
-    wanted = expected.cls + (f" with a message containing {expected.message!r}" if expected.message else "")
+    wanted = expected.wanted()
     if not isinstance(answer, Raised):
         return f"expected {wanted} to be raised, but it returned {show(answer, 60)}"
-    if expected.cls not in answer.bases:
+    if not _is_class(expected, answer):
         return f"expected {wanted}, but it raised {answer.error_type}: {show(answer.message, 60)}"
     if expected.message not in answer.message:
+        return f"expected {wanted}, but its message is {show(answer.message, 60)}"
+    if expected.message_equals is not None and answer.message != expected.message_equals:
+        return f"expected the message {expected.message_equals!r}, but it is {show(answer.message, 200)}"
+    if expected.match is not None and not re.search(expected.match, answer.message):
         return f"expected {wanted}, but its message is {show(answer.message, 60)}"
     return ""
 
@@ -107,11 +191,15 @@ class RaisesForm(TestForm):
         assert test.raises is not None
         raised = raised_of(result)
         actual = f"{raised.error_type}: {raised.message}" if raised else show(result.value, 2000)
-        return f"raises {test.raises.cls}" + (f" ({test.raises.message!r})" if test.raises.message else ""), actual
+        return f"raises {test.raises.wanted()}", actual
 
     def confirm(self, test: Test, produced: object) -> str:
         assert test.raises is not None
         return raise_problem(test.raises, produced)
+
+    def shown_expected(self, test: Test, expected: object) -> str:
+        assert test.raises is not None
+        return f"raises {test.raises.wanted()}"
 
     def spec_entry(self, test: Test, expected: object) -> dict[str, object] | None:
         assert test.raises is not None
@@ -119,4 +207,16 @@ class RaisesForm(TestForm):
 
 
 def raises_entry(expected: ExpectedRaise) -> object:
-    return {"class": expected.cls, "message": expected.message} if expected.message else expected.cls
+    """The `raises:` value as the spec writes it: the class alone when nothing else is checked."""
+    entry: dict[str, object] = {"class": expected.cls}
+    if expected.message:
+        entry["message"] = expected.message
+    if expected.message_equals is not None:
+        entry["message_equals"] = expected.message_equals
+    if expected.match is not None:
+        entry["match"] = expected.match
+    if not expected.subclass:
+        entry["subclass"] = False
+    if expected.bases:
+        entry["bases"] = list(expected.bases)
+    return entry if len(entry) > 1 else expected.cls

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from grader.checkers import run_checker, show
 from grader.forms.base import TestForm
 from grader.forms.given import call_arguments
-from grader.forms.raises import BUILTIN_ERRORS, ExpectedRaise, Raised, raise_problem, raises_entry, read_raises
+from grader.forms.raises import ExpectedRaise, Raised, nameable, raise_problem, raises_entry, read_raises
 from grader.model import MISSING, CheckResult, RunResult, Test
 from grader.records import record
 
@@ -20,6 +20,11 @@ if TYPE_CHECKING:
     import yaml
 
     from grader.spec_reader import SpecReader
+
+
+# Exceptions of a reference's step that mean the step is mistyped (a name, an attribute, a call's
+# arguments), not an answer to expect: validate refuses them unless the step says `raises:`.
+SPEC_MISTAKES = ("NameError", "AttributeError", "TypeError", "UnboundLocalError")
 
 
 @record
@@ -31,6 +36,7 @@ class Step:
     expect: object = None  # a written value; MISSING: the reference's (only when `written` is False)
     written: bool = False  # `expect_literal` was written
     raises: ExpectedRaise | None = None  # a written expected exception
+    equals: str | None = None  # an expression the value must be == to, compared in the sandbox (objects)
 
 
 @record
@@ -41,12 +47,16 @@ class StepAnswer:
     value: object = None
     raised: Raised | None = None
     missing: bool = False  # it never ran: the test process left before it
+    equal: bool | None = None  # an `equals` step: whether the sandbox found both sides ==
+    sides: tuple[str, str] = ("", "")  # an `equals` step: the reprs of its value and of the expected one
 
     def shown(self) -> str:
         if self.missing:
             return "(it did not run)"
         if self.raised is not None:
             return f"raised {self.raised.error_type}: {show(self.raised.message, 60)}"
+        if self.equal is not None:
+            return self.sides[0]
         return "ran" if self.ran else show(self.value, 60)
 
 
@@ -55,11 +65,15 @@ def step_answers(result: RunResult, count: int) -> list[StepAnswer]:
     for data in result.steps[:count]:
         if "value" in data:
             answers.append(StepAnswer(value=data["value"]))
+        elif "equal" in data:
+            answers.append(StepAnswer(equal=data["equal"] is True,
+                                      sides=(str(data.get("left", ""))[:2000], str(data.get("right", ""))[:2000])))
         elif data.get("error_type"):
-            bases = data.get("error_bases")
+            bases, classes = data.get("error_bases"), data.get("error_classes")
             answers.append(StepAnswer(raised=Raised(str(data["error_type"]),
                                                     tuple(map(str, bases)) if isinstance(bases, list) else (),
-                                                    str(data.get("message", "")))))
+                                                    str(data.get("message", "")),
+                                                    tuple(map(str, classes))[:50] if isinstance(classes, list) else ())))
         elif data.get("done"):
             answers.append(StepAnswer(ran=True))
         else:
@@ -84,7 +98,7 @@ class StepsForm(TestForm):
             reader.problem(node, f"steps of {where} must be a non-empty list of statements and expressions")
             return test
         steps = [step for item in node.value if (step := self._step(reader, item, where)) is not None]
-        needs = any(s.expression and not s.written and s.raises is None for s in steps)
+        needs = any(s.expression and not s.written and s.raises is None and s.equals is None for s in steps)
         return replace(test, steps=tuple(steps), expect=MISSING if needs else None, call=None)
 
     def _step(self, reader: SpecReader, node: yaml.Node, where: str) -> Step | None:
@@ -93,7 +107,7 @@ class StepsForm(TestForm):
         keys: dict[str, yaml.Node] = {}
         code_node = node
         if isinstance(node, yaml.MappingNode):
-            keys = reader.mapping(node, ("do", "raises", "expect_literal"), f"a step of {where}")  # type: ignore[attr-defined]
+            keys = reader.mapping(node, ("do", "raises", "expect_literal", "equals"), f"a step of {where}")  # type: ignore[attr-defined]
             if "do" not in keys:
                 reader.problem(node, f"a step of {where} needs 'do': the statement or expression it runs")
                 return None
@@ -109,10 +123,18 @@ class StepsForm(TestForm):
             except SyntaxError as error:
                 reader.problem(code_node, f"step {code!r} of {where} is not Python: {error.msg}")
                 return None
-        if "expect_literal" in keys and "raises" in keys:
-            reader.problem(keys["expect_literal"], f"step {code!r} of {where} has both 'raises' and 'expect_literal'")
-        if "expect_literal" in keys and not expression:
-            reader.problem(keys["expect_literal"], f"step {code!r} of {where} is a statement: it has no value to expect")
+        written = [key for key in ("raises", "expect_literal", "equals") if key in keys]
+        if len(written) > 1:
+            reader.problem(keys[written[1]], f"step {code!r} of {where} has both '{written[0]}' and '{written[1]}'")
+        for key in ("expect_literal", "equals"):
+            if key in keys and not expression:
+                reader.problem(keys[key], f"step {code!r} of {where} is a statement: it has no value to expect")
+        equals = reader.text(keys["equals"], "equals").strip() if "equals" in keys else None
+        if equals is not None:
+            try:
+                ast.parse(equals, mode="eval")
+            except SyntaxError as error:
+                reader.problem(keys["equals"], f"equals of step {code!r} is not a Python expression: {error.msg}")
         expect: object = None
         if "expect_literal" in keys:
             text = reader.text(keys["expect_literal"], "expect_literal")
@@ -121,13 +143,13 @@ class StepsForm(TestForm):
             except (ValueError, SyntaxError):
                 reader.problem(keys["expect_literal"], f"expect_literal of step {code!r} is not a Python literal: {text!r}")
         raises = read_raises(reader, keys["raises"], f"step {code!r} of {where}") if "raises" in keys else None
-        return Step(code, expression, expect, "expect_literal" in keys, raises)
+        return Step(code, expression, expect, "expect_literal" in keys, raises, equals)
 
     def request(self, test: Test) -> dict[str, object]:
-        return {"call": "", "steps": [(step.code, step.expression) for step in test.steps]}
+        return {"call": "", "steps": [(step.code, step.expression, step.equals) for step in test.steps]}
 
     def cache_part(self, test: Test) -> str:
-        return repr([(step.code, step.expression) for step in test.steps])
+        return repr([(step.code, step.expression) + ((step.equals,) if step.equals else ()) for step in test.steps])
 
     def answer(self, result: RunResult, test: Test) -> object:
         return step_answers(result, len(test.steps))
@@ -150,7 +172,8 @@ class StepsForm(TestForm):
         for number, (step, got, reference) in enumerate(zip(test.steps, answers, references), start=1):
             check = self._step_check(test, step, got, reference)
             if not check.passed:
-                want = (f"raises {step.raises.cls}" if step.raises else show(step.expect, 2000) if step.written
+                want = (f"raises {step.raises.wanted()}" if step.raises else show(step.expect, 2000) if step.written
+                        else got.sides[1] or step.equals if step.equals is not None
                         else reference.shown() if isinstance(reference, StepAnswer) and step.expression else "runs")
                 return number, check, (want, got.shown())
         return None
@@ -161,6 +184,13 @@ class StepsForm(TestForm):
         if step.raises is not None:
             problem = raise_problem(step.raises, got.raised or got.value)
             return CheckResult(not problem, problem)
+        if step.equals is not None:
+            if got.raised is not None:
+                return CheckResult(False, f"it raised {got.raised.error_type}: {show(got.raised.message, 60)}")
+            if got.equal is None:
+                return CheckResult(False, "it gave no answer to compare")
+            return CheckResult(got.equal, "" if got.equal else f"expected {show(got.sides[1], 200)} "
+                               f"(`{step.equals}`), got {show(got.sides[0], 200)} (compared with ==)")
         want = StepAnswer(value=step.expect) if step.written else reference
         if not step.expression or not isinstance(want, StepAnswer):  # a statement: it must run
             if got.raised is not None:
@@ -183,27 +213,55 @@ class StepsForm(TestForm):
         failure = self._first_failure(test, result, expected)
         return failure[2] if failure else (None, None)  # the failing step's expected and actual
 
+    def shown_input(self, test: Test) -> str:
+        from grader.forms.base import given_lines
+
+        return "\n".join([*given_lines(test), *(step.code for step in test.steps)])
+
+    def shown_expected(self, test: Test, expected: object) -> str:
+        """One line per step, beside its code in the input: what it must do."""
+        answers = expected if isinstance(expected, list) else [None] * len(test.steps)
+        lines = [""] * len(test.given)  # the given names' lines of the input expect nothing
+        for step, answer in zip(test.steps, answers):
+            if step.raises is not None:
+                lines.append(f"raises {step.raises.wanted()}")
+            elif step.equals is not None:
+                lines.append(f"== {step.equals}")
+            elif step.written:
+                lines.append(show(step.expect, 200))
+            elif step.expression and isinstance(answer, StepAnswer):
+                lines.append(answer.shown() if answer.raised is None else f"raises {answer.raised.error_type}")
+            else:
+                lines.append("runs")
+        return "\n".join(lines)
+
     def spec_entry(self, test: Test, expected: object) -> dict[str, object] | None:
         answers = expected if isinstance(expected, list) else [None] * len(test.steps)
         steps: list[object] = []
         for step, answer in zip(test.steps, answers):
             if step.raises is not None:
                 steps.append({"do": step.code, "raises": raises_entry(step.raises)})
+            elif step.equals is not None:
+                steps.append({"do": step.code, "equals": step.equals})
             elif step.written:
                 steps.append({"do": step.code, "expect_literal": repr(step.expect)})
             elif step.expression and isinstance(answer, StepAnswer) and answer.raised is not None \
-                    and answer.raised.error_type in BUILTIN_ERRORS:
-                steps.append({"do": step.code, "raises": answer.raised.error_type})
+                    and nameable(answer.raised.error_type):
+                steps.append({"do": step.code, "raises": answer.raised.error_type})  # a builtin, or the submission's
             elif step.expression and isinstance(answer, StepAnswer) and answer.raised is None:
                 steps.append({"do": step.code, "expect_literal": repr(answer.value)})
             else:
-                steps.append(step.code)  # a statement (or an exception no built-in class names)
+                steps.append(step.code)  # a statement
         return {"steps": steps}
 
     def confirm(self, test: Test, produced: object) -> str:
         answers = produced if isinstance(produced, list) else []
         for number, (step, got) in enumerate(zip(test.steps, answers), start=1):
-            if step.written or step.raises is not None or not step.expression:
+            if step.raises is None and got.raised is not None and got.raised.error_type in SPEC_MISTAKES:
+                return (f"step {number} `{step.code}` raised {got.raised.error_type}: {show(got.raised.message, 80)}"
+                        f" in the reference, a mistake in the spec more likely than an answer (a step that "
+                        f"expects an exception says so: {{do: ..., raises: {got.raised.error_type}}})")
+            if step.written or step.raises is not None or step.equals is not None or not step.expression:
                 check = self._step_check(test, step, got, None)
                 if not check.passed:
                     return f"step {number} `{step.code}`: {check.feedback}"

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
-from grader.handins.base import Context, Handin, Module
+from grader.handins.base import Context, Handin, Module, refuse
 from grader.handins.file import FileForm
 from grader.model import Exercise
 from grader.registry import load
@@ -56,8 +56,25 @@ FORMS: tuple[ListedForm, ...] = (
 def read_handin(path: Path, exercise: Exercise, *, context: Context | None = None) -> Handin:
     """The hand-in at `path` for `exercise`, read by the first form that accepts it."""
     context = context or Context(exercise)
-    form = next(form for form in FORMS if form.accepts(path))
-    return form.read(path, context)
+    try:
+        form = next(form for form in FORMS if form.accepts(path))
+        handin = form.read(path, context)
+    except Exception as error:  # noqa: BLE001 - whatever a hand-in makes a reader do is that student's verdict
+        # Each reader bounds what it reads and refuses with the reason; this is the net under them all
+        # (a RecursionError, a MemoryError, an OSError on a strange path), so no hand-in ends a batch.
+        return refuse(f"the hand-in cannot be read: {type(error).__name__}")
+    return _with_required_files(handin, exercise) if exercise.handin_files and handin.ok else handin
+
+
+def _with_required_files(handin: Handin, exercise: Exercise) -> Handin:
+    """Refused when the spec's `handin_files` are not all beside the entry file (a single file never has them)."""
+    present = {module.path for module in handin.modules}
+    missing = [name for name in exercise.handin_files if name not in present]
+    if not missing:
+        return handin
+    how = "" if handin.form != "file" else "; hand in a folder (or a zip) holding them and the exercise's file"
+    return refuse(f"the hand-in lacks {', '.join(missing)}: this exercise is {', '.join(exercise.handin_files)} "
+                  f"beside {exercise.id}.py{how}", form=handin.form)
 
 
 __all__ = ["FORMS", "Context", "Handin", "HandinForm", "Module", "read_handin"]

@@ -28,12 +28,17 @@ class ZipForm:
         import io
         import zipfile  # only for a zip: `grader check` of a .py file never pays for it
 
+        if (directory := _directory_bytes(data)) > MAX_DIRECTORY_BYTES:
+            return refuse(f"the zip's list of members takes {directory} bytes; a zip of at most {MAX_FILES} "
+                          f"members takes far less, so it is not read", form=self.name)
         try:
             with zipfile.ZipFile(io.BytesIO(data)) as archive:
                 return self._unpacked(archive, context)
         except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError, ValueError,
                 OSError) as error:
             return refuse(f"the zip cannot be read: {error}", form=self.name)
+        except Exception as error:  # zlib.error, struct.error, a RuntimeError: all a broken zip's doing
+            return refuse(f"the zip cannot be read: {type(error).__name__}", form=self.name)
 
     def _unpacked(self, archive: zipfile.ZipFile, context: Context) -> Handin:
         members = archive.infolist()
@@ -59,6 +64,19 @@ class ZipForm:
                 content = stream.read(MAX_FILE_BYTES + 1)  # never more than declared: zipfile stops there
             files[name] = content
         return handin_of(Tree(files, self.name, "the zip"), context)
+
+
+# zipfile reads the whole central directory into objects (~600 bytes each) before anything can count the
+# members: its declared size is checked first. Every member takes 46 bytes and its name there.
+MAX_DIRECTORY_BYTES = MAX_FILES * 1024
+END_OF_DIRECTORY = b"PK\x05\x06"
+
+
+def _directory_bytes(data: bytes) -> int:
+    """The central directory's size as the end record declares it (zipfile's own reading, which a zip64
+    record only makes larger: 0xFFFFFFFF); 0 when there is no end record (zipfile then refuses it)."""
+    end = data.rfind(END_OF_DIRECTORY, max(0, len(data) - (1 << 16) - 22))
+    return int.from_bytes(data[end + 12:end + 16], "little") if end >= 0 else 0
 
 
 def _refused_member(member: zipfile.ZipInfo) -> str:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from grader.handins.base import Context, Handin, refuse
 from grader.handins.text import MAX_FILE_BYTES, read_bytes
+from grader.text import text_of_name
 from grader.handins.tree import IGNORED, MAX_FILES, MAX_TOTAL_BYTES, Tree, handin_of, wanted
 
 
@@ -16,7 +17,7 @@ class FolderForm:
     name = "folder"
 
     def read(self, path: Path, context: Context) -> Handin:
-        root = path.resolve()
+        root = Path(os.path.realpath(path))
         files: dict[str, bytes] = {}
         seen = total = 0
         for folder, subfolders, names in os.walk(root, followlinks=False):
@@ -26,7 +27,7 @@ class FolderForm:
                 if seen > MAX_FILES:
                     return refuse(f"the folder holds more than {MAX_FILES} files; it is not read", form=self.name)
                 full = Path(folder, name)
-                relative = full.relative_to(root).as_posix()
+                relative = text_of_name(full.relative_to(root).as_posix())
                 problem = _refused_entry(full, root, relative)
                 if problem:
                     return refuse(problem, form=self.name)
@@ -45,7 +46,8 @@ class FolderForm:
 
 def _refused_entry(full: Path, root: Path, relative: str) -> str:
     try:
-        if full.is_symlink() and not full.resolve().is_relative_to(root):
+        # realpath, not resolve(): on a link loop (loop.py -> loop.py) Python 3.11's resolve() raises.
+        if full.is_symlink() and not Path(os.path.realpath(full)).is_relative_to(root):
             return f"{relative} is a symbolic link to outside the folder; the hand-in is not read"
         mode = os.stat(full).st_mode
     except OSError as error:

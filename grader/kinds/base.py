@@ -34,8 +34,9 @@ class SubmissionKind:
         """Report the exercise-level keys this kind needs or refuses."""
         if entry is not None and entry.isidentifier():  # a bad name is reported as such
             reader.problem(keys["entry"], f"'entry' is for function exercises; a {self.name} exercise has none")
-        if "prelude" in keys:  # it would be accepted and never run
-            reader.problem(keys["prelude"], f"'prelude' is for function exercises; a {self.name} exercise runs none")
+        for key in ("prelude", "test_setup"):
+            if key in keys:  # it would be accepted and never run
+                reader.problem(keys[key], f"'{key}' is for function exercises; a {self.name} exercise runs none")
 
     def test_input(self, reader: SpecReader, keys: dict[str, yaml.Node], node: yaml.Node,
                    where: str) -> tuple[str | None, str | None]:

@@ -1,4 +1,4 @@
-"""GitHub Classroom's runner result (education/autograding-grading-reporter reads it base64-encoded from
+"""GitHub Classroom's runner result (classroom-resources/autograding-grading-reporter reads it base64-encoded from
 the `<ID>_RESULTS` variable of each runner step; autograding-command-grader writes the same shape): one
 test per test of the exercise, each with its points, so the classroom gets partial credit."""
 
@@ -20,7 +20,8 @@ def classroom_results(report: Report) -> dict[str, object]:
         "status": _status(outcome.verdict),
         "score": outcome.points,
         "message": _message(outcome),
-        "test_code": "",
+        # The reporter prints `message` only for an error, but `test_code` for every test: the feedback.
+        "test_code": "" if outcome.verdict == Verdict.PASSED else _message(outcome),
         "filename": report.submission,
         "line_no": 0,
         "duration": round(outcome.cpu_seconds * 1000),  # milliseconds, as the command grader measures

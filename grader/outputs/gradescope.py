@@ -30,12 +30,13 @@ class GradescopeResults(Output):
         out.write("\n")
 
     def write(self, book: Gradebook, folder: Path) -> list[Path]:
-        from grader.batch.gradebook import file_name_for
+        from grader.batch.gradebook import file_names
         from grader.outputs.files import swapped_folder, write_atomic
 
         with swapped_folder(folder / FOLDER) as building:
+            named = file_names(book.students)
             for student in book.students:
-                own = building / file_name_for(student)
+                own = building / named[student]
                 own.mkdir()
                 # Compact: json encodes in C only without indent, and 200 students add up.
                 write_atomic(own / "results.json", json.dumps(student_results(book, student), ensure_ascii=True,

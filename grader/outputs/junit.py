@@ -14,7 +14,7 @@ from grader.batch.gradebook import Gradebook
 from grader.model import Outcome, Verdict
 from grader.outputs import Output
 from grader.outputs.files import write_atomic
-from grader.text import plain_body, points
+from grader.text import escape_controls, plain_body, points
 
 FILE = "junit.xml"
 FAILURES = {Verdict.WRONG_ANSWER, Verdict.MISSING, Verdict.RULE_VIOLATION}
@@ -23,7 +23,9 @@ _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 
 
 def xml_text(text: str) -> str:
-    return _NOT_XML.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    """Text as XML 1.0 carries it and a CI page shows it: controls, bidirectional overrides and lone
+    surrogates as escapes (escape_controls), then anything XML still refuses."""
+    return _NOT_XML.sub(lambda m: f"\\x{ord(m.group()):02x}", escape_controls(text))
 
 
 def element(book: Gradebook) -> ET.Element:

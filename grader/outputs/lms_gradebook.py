@@ -11,15 +11,13 @@ the roster that class.json holds, one column per assignment as the instructor na
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from pathlib import Path
 
 from grader.batch.gradebook import Gradebook
 from grader.errors import UsageError
 from grader.outputs import Output
-from grader.outputs.csv_gradebook import inert
+from grader.outputs.cells import csv_text
 from grader.outputs.files import write_atomic
 from grader.text import points
 
@@ -56,12 +54,6 @@ def _assignments(book: Gradebook, listed: dict[str, str], reserved: set[str]) ->
     return names
 
 
-def _csv(rows: list[list[str]]) -> str:
-    text = io.StringIO(newline="")
-    csv.writer(text).writerows(rows)
-    return text.getvalue()
-
-
 class CanvasGradebook(Output):
     FILE = "gradebook-canvas.csv"
 
@@ -69,9 +61,9 @@ class CanvasGradebook(Output):
         known = read_class(folder)
         rows = [[*CANVAS_IDENTITY, *_assignments(book, known["assignments"], CANVAS_RESERVED)]]
         for person in known["roster"]:
-            rows.append([inert(person["name"] or person["folder"]), person["id"], person["sis_id"],
+            rows.append([person["name"] or person["folder"], person["id"], person["sis_id"],
                          person["login"], person["section"], *_scores(book, person["student"])])
-        return [write_atomic(folder / self.FILE, _csv(rows))]
+        return [write_atomic(folder / self.FILE, csv_text(rows))]
 
 
 class MoodleGradebook(Output):
@@ -82,19 +74,20 @@ class MoodleGradebook(Output):
         people = known["roster"]
         identity = [(title, key) for title, key in MOODLE_IDENTITY if any(p[key] for p in people)]
         if people and not identity:
-            raise UsageError("a Moodle import identifies users by email, ID number, username or user id: "
-                             "give the roster an email, sis_id, login or id column")
+            raise UsageError("a Moodle import identifies users by email, ID number, username or user id, and a "
+                             "download gives only participant ids: give a roster with an email, sis_id, login "
+                             "or id column (and `participant` to match the download's)")
         names = _assignments(book, known["assignments"], {"full name", *(t.lower() for t, _ in MOODLE_IDENTITY)})
         rows = [["Full name", *(title for title, _ in identity), *names]]
         for person in people:
-            rows.append([inert(person["name"] or person["folder"]), *(person[key] for _, key in identity),
+            rows.append([person["name"] or person["folder"], *(person[key] for _, key in identity),
                          *_scores(book, person["student"])])
-        return [write_atomic(folder / self.FILE, _csv(rows))]
+        return [write_atomic(folder / self.FILE, csv_text(rows))]
 
 
 class PlainGradebook(Output):
     FILE = "gradebook-plain.csv"
-    PERSON = ("folder", "name", "id", "sis_id", "login", "email", "section")
+    PERSON = ("folder", "name", "id", "sis_id", "login", "email", "section", "participant")
 
     def write(self, book: Gradebook, folder: Path) -> list[Path]:
         known = read_class(folder)
@@ -103,6 +96,6 @@ class PlainGradebook(Output):
         for person in known["roster"] + known["unknown"]:
             student = person["student"]
             total = points(book.total(student)) if student in book.students else ""
-            rows.append([inert(person[key]) for key in self.PERSON] + _scores(book, student)
+            rows.append([person[key] for key in self.PERSON] + _scores(book, student)
                         + [total, " ".join(known["late"].get(student or "", [])), person["status"]])
-        return [write_atomic(folder / self.FILE, _csv(rows))]
+        return [write_atomic(folder / self.FILE, csv_text(rows))]

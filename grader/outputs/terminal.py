@@ -15,7 +15,7 @@ from rich.text import Text
 
 from grader.model import Outcome, Report, Verdict
 from grader.outputs import Output
-from grader.text import NOTHING, cpu_time, escape_controls, points
+from grader.text import NOTHING, cpu_time, escape_controls, points, shared_problem, whole_file_problem  # noqa: F401
 from grader.words import count, plural
 
 STYLE = {
@@ -40,12 +40,11 @@ WHOLE_FILE_TITLE = {
     Verdict.SYNTAX_ERROR: "The file does not parse: no test was run",
     Verdict.RULE_VIOLATION: "The file breaks a rule of the exercise: no test was run",
     Verdict.GRADER_ERROR: "The grader could not run the tests (not your fault)",
+    Verdict.MISSING: "No file was handed in: no test was run",
 }
 LOADING_TITLE = "The file stopped while loading: no test was run"
 LOADING = "while loading the file: "
 ALL_HINT = re.compile(r"\s*\((grader check )?--all runs it( anyway)?\)$")
-# How grading words a problem of the file itself rather than of a test (it cannot be read, did not load).
-FILE_PHRASES = ("while loading the file", "cannot read the file", "the file is ")
 
 
 def literal(text: str, style: str = "") -> Text:
@@ -56,18 +55,6 @@ def literal(text: str, style: str = "") -> Text:
 def verdict_text(verdict: Verdict) -> Text:
     label, style = STYLE[verdict]
     return Text(label, style=style)
-
-
-def whole_file_problem(report: Report) -> Outcome | None:
-    """The one outcome every test shares when the file itself stopped them all (it does not parse, breaks
-    a rule, cannot be read or stopped while loading); None when the tests ran."""
-    outcomes = report.outcomes
-    if not outcomes or len({(o.verdict, o.feedback, o.details) for o in outcomes}) != 1:
-        return None
-    first = outcomes[0]
-    if first.verdict in WHOLE_FILE_TITLE or any(phrase in first.feedback for phrase in FILE_PHRASES):
-        return first
-    return None  # tests that ran and failed alike: each is told
 
 
 def skip_reason(outcome: Outcome) -> str:
@@ -145,9 +132,12 @@ def _border(verdict: Verdict) -> str:
 def _given(given: str) -> Text:
     """A visible test's input: the call, or what the program reads on stdin."""
     text = Text("input: ", style="bold")
-    if "\n" in given.rstrip("\n") or given.endswith("\n"):
+    if given.endswith("\n"):  # stdin; a form's own input (steps, args and files) ends without one
         text.append("(what the program reads)\n", style="dim")
         text.append_text(Text("\n").join(literal("  " + line) for line in given.rstrip("\n").split("\n")))
+    elif "\n" in given:
+        text.append("\n")
+        text.append_text(Text("\n").join(literal("  " + line) for line in given.split("\n")))
     else:
         text.append_text(literal(given))
     return text
@@ -190,13 +180,15 @@ def _prediction(outcome: Outcome) -> RenderableType:
 
 
 def hidden_summary(report: Report) -> Text | None:
-    """'2 hidden tests: wrong answer; 1: IndexError', worst-first by count; None when none failed."""
-    kinds = Counter(o.feedback or str(o.verdict) for o in report.outcomes
+    """'3 hidden tests did not pass: wrong answer (2); IndexError', most common first; None when none failed.
+    A kind is the test's own feedback or its verdict; each reads as one phrase, its final stop dropped."""
+    kinds = Counter((o.feedback or str(o.verdict).replace("_", " ")).strip().rstrip(".") for o in report.outcomes
                     if o.hidden and o.verdict not in (Verdict.PASSED, Verdict.SKIPPED))
     if not kinds:
         return None
-    parts = [f"{count(n, 'hidden test') if i == 0 else n}: {kind}" for i, (kind, n) in enumerate(kinds.most_common())]
-    return Text("; ".join(parts), style="red")
+    total = sum(kinds.values())
+    parts = [kind + (f" ({n})" if n > 1 else "") for kind, n in kinds.most_common()]
+    return Text(f"{count(total, 'hidden test')} did not pass: " + "; ".join(parts), style="red")
 
 
 def summary(report: Report) -> Text:

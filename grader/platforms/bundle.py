@@ -1,6 +1,6 @@
 """`grader export --gradescope OUT.zip`: the autograder zip Gradescope builds its image from. At its root,
-setup.sh and run_autograder (gradescope/autograder_samples docs/specs.md), the course's exercises and
-references as the instructor wrote them, and dist/ with a wheel of this grader."""
+setup.sh and run_autograder (gradescope/autograder_samples docs/specs.md), the course's files as the
+instructor wrote them (grader.platforms.course_files), and dist/ with a wheel of this grader."""
 
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ from pathlib import Path
 
 from grader.errors import UsageError
 from grader.model import Exercise
+from grader.platforms.course_files import course_files
 from grader.platforms.wheel import build_wheel
 from grader.records import record
 
-SKIPPED = {"__pycache__", ".pytest_cache"}
 EXECUTABLE = stat.S_IFREG | 0o755
 READABLE = stat.S_IFREG | 0o644
 
@@ -42,13 +42,8 @@ def write_gradescope_bundle(exercises: list[Exercise], out: Path, *, match: tupl
         "setup.sh": ((templates / "setup.sh").read_bytes(), EXECUTABLE),
         "run_autograder": (run_autograder.encode(), EXECUTABLE),
     }
-    for exercise in exercises:
-        entries[f"exercises/{exercise.path.name}"] = (exercise.path.read_bytes(), READABLE)
-        reference = exercise.reference_dir
-        for path in sorted(reference.rglob("*")) if reference.is_dir() else ():
-            if path.is_file() and not SKIPPED & set(path.parts):
-                entries[f"reference/{exercise.id}/{path.relative_to(reference).as_posix()}"] = (
-                    path.read_bytes(), READABLE)
+    for name, path in course_files(exercises).items():  # checker files and generators.py included
+        entries[name] = (path.read_bytes(), READABLE)
     with tempfile.TemporaryDirectory() as building:
         wheel = build_wheel(Path(building))
         entries[f"dist/{wheel.name}"] = (wheel.read_bytes(), READABLE)

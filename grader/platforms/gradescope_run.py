@@ -61,7 +61,9 @@ def grade_submission(where: AutograderRoot, course: Course, rule: NameRule) -> d
     # they are. A copy, links kept as links: a batch refuses a student folder that is a link.
     with tempfile.TemporaryDirectory(prefix="grader-gradescope-") as class_root:
         shutil.copytree(where.submission, Path(class_root) / STUDENT, symlinks=True)
-        found = discover(Path(class_root), exercises, rule)
+        # Always one folder: files the student uploads (a submission_metadata.yml, .git/) never make it
+        # read as another platform's layout, whose metadata could name files outside the submission.
+        found = discover(Path(class_root), exercises, rule, layout="folders")
         private = course.private_paths(where.root.resolve())  # the bundle, the results, the metadata
         for exercise in exercises:
             graded.append(_graded(exercise, found.found[(STUDENT, exercise.id)], Path(class_root) / STUDENT,
@@ -91,13 +93,13 @@ def read_metadata(path: Path) -> dict[str, object]:
     Gradescope wrote none (a local test)."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return {}
     if not isinstance(data, dict):
         return {}
     assignment = data.get("assignment") if isinstance(data.get("assignment"), dict) else {}
     users = [{key: user.get(key) for key in ("id", "name", "email")}
-             for user in data.get("users") or [] if isinstance(user, dict)]
+             for user in _list(data.get("users")) if isinstance(user, dict)]
     kept: dict[str, object] = {"id": data.get("id"), "created_at": data.get("created_at"), "users": users,
                                "assignment": assignment.get("title"), "due_date": assignment.get("due_date")}
     late = _after(data.get("created_at"), assignment.get("late_due_date") or assignment.get("due_date"))
@@ -106,10 +108,14 @@ def read_metadata(path: Path) -> dict[str, object]:
     return kept
 
 
+def _list(value: object) -> list[object]:
+    return value if isinstance(value, list) else []
+
+
 def _after(when: object, deadline: object) -> bool | None:
     try:
         return datetime.fromisoformat(str(when)) > datetime.fromisoformat(str(deadline))
-    except ValueError:
+    except (ValueError, TypeError):  # no date, or one with a time zone beside one without
         return None
 
 

@@ -32,7 +32,7 @@ def build_wheel(folder: Path) -> Path:
     requires = [r for r in dist.requires or () if "extra ==" not in r]  # extras (test, dask) stay out
     fields = [("Metadata-Version", "2.1"), ("Name", DISTRIBUTION), ("Version", version),
               ("Summary", dist.metadata.get("Summary", "")),
-              ("Requires-Python", dist.metadata.get("Requires-Python", ">=3.11"))]
+              ("Requires-Python", dist.metadata.get("Requires-Python", ">=3.10"))]
     fields += [("Requires-Dist", requirement) for requirement in requires]
     files[f"{info}/METADATA"] = "".join(f"{key}: {value}\n" for key, value in fields).encode()
     files[f"{info}/WHEEL"] = (b"Wheel-Version: 1.0\nGenerator: grader export --gradescope\n"

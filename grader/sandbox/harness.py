@@ -22,11 +22,12 @@ import sys
 from _json import encode_basestring_ascii as _json_str
 
 REQUESTS, REPLIES = 3, 4
-RESULT_CAP = 2 << 20  # bytes of a test's result (its returned value); more is "unreadable"
+RESULT_CAP = 12 << 20  # bytes of a test's result (its returned value: a million float64 in base64); more is "unreadable"
 SOURCE_NAME = "submission.py"
 source_text = ""  # the submission, for the lines of its tracebacks
 submission_builtins = builtins  # what the submission runs with (see forbidding)
 shown_name = SOURCE_NAME  # what tracebacks call the file: the setup's "name", the student's own
+test_names = {}  # what the spec's `test_setup` defined: seen by the tests' calls and steps, not the submission
 _repr_int, _repr_float = int.__repr__, float.__repr__
 # Bound now, before the submission runs: a submission that monkeypatches os or marshal while it loads
 # changes its own tests' behaviour, not the loop that serves them.
@@ -38,13 +39,14 @@ _BUILTIN_ERRORS = {id(value): value for value in vars(builtins).values()
 
 
 def read_exact(size):
-    data = b""
-    while len(data) < size:
-        chunk = _read(REQUESTS, size - len(data))
+    chunks, got = [], 0
+    while got < size:  # joined once: `data += chunk` copied a 14 MB request ~200 times (a second of CPU)
+        chunk = _read(REQUESTS, size - got)
         if not chunk:
             _exit(0)  # the grader went away
-        data += chunk
-    return data
+        chunks.append(chunk)
+        got += len(chunk)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 def receive():
@@ -87,6 +89,9 @@ def literal(value, depth=0):
     if kind is dict:
         pairs = ("[" + literal(k, depth + 1) + ", " + literal(v, depth + 1) + "]" for k, v in value.items())
         return '{"$d": [' + ", ".join(pairs) + "]}"
+    tagged = data_literal(value, kind, depth)  # numpy and pandas values (harness_data.py)
+    if tagged is not None:
+        return tagged
     # Not plain data (a map, a generator, an instance): only its type's name goes back, and the grader
     # judges it a wrong answer that names the type.
     return '{"$o": ' + _json_str(str.__str__(kind.__name__)) + "}"
@@ -109,7 +114,8 @@ def describe(error, limit=40):
     if len(rows) > limit:
         rows = rows[: limit // 2] + ["    ... (%d lines cut)" % (len(rows) - limit)] + rows[-limit // 2 :]
     return {"error_type": type(error).__name__, "builtin": id(type(error)) in _BUILTIN_ERRORS,
-            "message": str(error)[:500], "traceback": "\n".join(rows), "error_bases": builtin_bases(type(error))}
+            "message": str(error)[:500], "traceback": "\n".join(rows), "error_bases": builtin_bases(type(error)),
+            "error_classes": class_names(type(error))}
 
 
 _issubclass = issubclass
@@ -121,9 +127,19 @@ def builtin_bases(cls):
     return [base.__name__ for base in _BUILTIN_ERRORS.values() if _issubclass(cls, base)]
 
 
+_type_mro = type.__dict__["__mro__"].__get__
+_type_name = type.__dict__["__name__"].__get__
+
+
+def class_names(cls):
+    """The names of `cls` and every class it derives from, read through type's own descriptors (a student
+    metaclass cannot add a name its class lacks): how a spec names a class the submission defines."""
+    return [str.__str__(_type_name(base)) for base in _type_mro(cls)][:50]
+
+
 def load(setup):
     """Compile (and for a function exercise, run) the submission once, in this process."""
-    global source_text, submission_builtins, shown_name
+    global source_text, submission_builtins, shown_name, test_names
     source = source_text = setup["source"]
     shown_name = setup.get("name") or SOURCE_NAME
     code = compile(source, SOURCE_NAME, "exec", dont_inherit=True)
@@ -162,6 +178,10 @@ def load(setup):
         entry = setup["entry"]
         if entry and entry not in namespace:
             raise LookupError("the file defines no " + entry)
+        if setup.get("test_setup"):  # the test file's imports and helpers, run beside the submission's names
+            scope = dict(namespace, __builtins__=builtins)
+            exec(compile(setup["test_setup"], "<test_setup>", "exec"), scope)
+            test_names = {k: v for k, v in scope.items() if k != "__builtins__" and namespace.get(k, scope) is not v}
     return code, namespace
 
 
@@ -270,8 +290,19 @@ def serve(setup, code, namespace):
         })
 
 
+def use_environment(setup):
+    """The course's environment (numpy, pandas...): its site-packages importable, one BLAS thread, plots
+    headless. No site module: its .pth files would run code of the packages' choosing before ours."""
+    folder = setup.get("site_packages")
+    if folder:
+        sys.path.append(folder)
+        os.environ.update(setup.get("environ") or {})
+        os.environ["MPLCONFIGDIR"] = os.path.abspath(".matplotlib")  # in the working folder: emptied per test
+
+
 def main():
     setup = receive()
+    use_environment(setup)
     # Loading has a CPU limit of its own: SIGPROF stops it just past it (the grader, reading our CPU,
     # calls that a timeout); the sandbox's RLIMIT_CPU is the backstop if the submission disarms it.
     signal.signal(signal.SIGPROF, signal.SIG_DFL)

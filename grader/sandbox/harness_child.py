@@ -9,7 +9,8 @@ def run_test(request, code, namespace):
         if request.get("steps") is not None:
             return {"steps": run_steps(request, namespace)}
         given = request.get("given")
-        value = eval(compile(request["call"], "<test>", "eval"), namespace, *((dict(given),) if given else ()))
+        scope = dict(test_names, **dict(given or ()))
+        value = eval(compile(request["call"], "<test>", "eval"), namespace, *((scope,) if scope else ()))
         return {"done": True} if request["compare"] == "output" else {"value": value}
     except SystemExit as stop:
         return {"exit_code": exit_status(stop)}
@@ -47,7 +48,7 @@ def run_script(request, code):
     return result
 
 
-def read_output(name, cap=RESULT_CAP // 2):
+def read_output(name, cap=1 << 20):
     """A file the program wrote, as text (None: it wrote none); only its first `cap` bytes."""
     try:
         with open(name, "rb") as file:
@@ -59,11 +60,18 @@ def read_output(name, cap=RESULT_CAP // 2):
 def run_steps(request, namespace):
     """Every step in turn, in a scope of its own with the `given` names (as a call's): a statement's outcome
     is that it ran, an expression's its value, an exception is data; the grader decides which step failed."""
-    scope = dict(request.get("given") or ())
+    scope = dict(test_names, **dict(request.get("given") or ()))
     outcomes = []
-    for text, expression in request["steps"]:
+    for step in request["steps"]:
+        text, expression, equals = step[0], step[1], step[2] if len(step) > 2 else None
         try:
-            if expression:
+            if equals is not None:  # an object judged by its own ==, as unittest's assertEqual does
+                left = eval(compile(text, "<test>", "eval"), namespace, scope)
+                right = eval(compile(equals, "<test>", "eval"), namespace, scope)
+                same = left == right
+                outcomes.append({"equal": bool(same) is True, "left": str.__str__(repr(left))[:2000],
+                                 "right": str.__str__(repr(right))[:2000]})
+            elif expression:
                 value = eval(compile(text, "<test>", "eval"), namespace, scope)
                 literal(value)  # not plain data: this step's error, not the whole reply's
                 outcomes.append({"value": value})

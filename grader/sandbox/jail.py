@@ -23,6 +23,7 @@ SYSTEM_READ_ONLY = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/etc/ld.so.cach
 KEPT = ("/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "/etc", "/proc", "/dev", "/sys", "/tmp")
 ALSO_HIDDEN = ("/dev/shm", "/dev/mqueue")  # world-writable: nothing may be left there for later
 DEVICES = ("null", "zero", "full", "random", "urandom")
+PRIVATE_SHM = "/dev/shm"  # with a mount namespace: a tmpfs of the sandbox's own (see _private_dev)
 MS_NOEXEC, MS_MOVE = 8, 8192
 
 
@@ -42,6 +43,7 @@ class Jail:
     cpu_ceiling: float
     nproc: int  # RLIMIT_NPROC
     sweep_uid: bool  # kill what a previous holder of the slot uid left running
+    readable: tuple[str, ...] = ()  # folders outside the system ones it may read: the courses' environments
 
     def run(self, requests_r: int, replies_w: int) -> None:  # pragma: no cover - runs in the forked child
         """Enter the jail and exec the harness; a failure is reported on the reply pipe. Never returns."""
@@ -72,12 +74,12 @@ class Jail:
             linux.unshare(linux.CLONE_NEWNS | linux.CLONE_NEWIPC | linux.CLONE_NEWUTS)
             linux.mount("none", "/", None, linux.MS_REC | linux.MS_PRIVATE)
             files: list[str] = []
-            for path in hidden_folders(python, self.private_paths, files):
+            for path in hidden_folders(python, self.private_paths, files, self.readable):
                 linux.mount("tmpfs", path, "tmpfs", linux.MS_NOSUID | linux.MS_NODEV, "size=4k,mode=0755")
             for path in files:
                 linux.mount("/dev/null", path, None, linux.MS_BIND)
             _private_proc()
-            _private_dev()
+            _private_dev(max(limits.file_size, 1))
             size = limits.file_size * 4 + 8
             linux.mount("tmpfs", "/tmp", "tmpfs", linux.MS_NOSUID | linux.MS_NODEV, f"size={size}m,mode=0755")
             workdir = "/tmp/work"
@@ -101,7 +103,8 @@ class Jail:
         if iso.landlock:
             prefix = os.path.dirname(os.path.dirname(python))
             read_only = [*SYSTEM_READ_ONLY, prefix] if prefix not in ("", "/") else list(SYSTEM_READ_ONLY)
-            linux.landlock_restrict(read_only, [workdir])
+            read_only += [p for p in self.readable if os.path.isdir(p)]  # none under a private /tmp
+            linux.landlock_restrict(read_only, [workdir, *([PRIVATE_SHM] if iso.mountns else [])])
         cpu = int(max(self.cpu_ceiling, 1)) + 1
         for which, value in (
             (resource.RLIMIT_CPU, (cpu, cpu + 1)),
@@ -146,7 +149,7 @@ def _drop_privileges(iso: Isolation) -> None:  # pragma: no cover - runs in the 
         raise _NotStarted("refusing to run the submission: it would keep root or a capability")
 
 
-def _private_dev() -> None:
+def _private_dev(shm_megabytes: int) -> None:
     """A /dev with only the harmless devices: no /dev/kmsg, terminals, disks, /dev/shm. It is built on a
     tmpfs at /tmp (covered right after) and moved onto /dev, since binding needs the old devices in sight."""
     linux.mount("tmpfs", "/tmp", "tmpfs", linux.MS_NOSUID | MS_NOEXEC, "size=64k,mode=0755")
@@ -157,6 +160,10 @@ def _private_dev() -> None:
                          ("stderr", "/proc/self/fd/2")):
         os.symlink(target, f"/tmp/{name}")
     os.mkdir("/tmp/shm", 0o755)
+    # A /dev/shm of the sandbox's own (POSIX shared memory, multiprocessing's semaphores): fresh and
+    # small, gone with the namespace, emptied between tests by the harness (setup's clear_also).
+    linux.mount("tmpfs", "/tmp/shm", "tmpfs", linux.MS_NOSUID | linux.MS_NODEV | MS_NOEXEC,
+                f"size={shm_megabytes}m,mode=1777")
     linux.mount("/tmp", "/dev", None, MS_MOVE)
 
 
@@ -171,11 +178,13 @@ def _private_proc() -> None:
             continue
 
 
-def hidden_folders(python: str, private: tuple[str, ...] = (), files: list[str] | None = None) -> list[str]:
+def hidden_folders(python: str, private: tuple[str, ...] = (), files: list[str] | None = None,
+                   readable: tuple[str, ...] = ()) -> list[str]:
     """The folders to cover with an empty tmpfs: every top-level folder but the system ones, and along the
-    interpreter's path (when it lives elsewhere, e.g. a venv in /home) every sibling of that path. The plain
-    files met on the way (/root/.bash_history, /container_info.json) go into `files`, to cover one by one."""
-    prefix = os.path.dirname(os.path.dirname(os.path.realpath(python)))
+    interpreter's path (when it lives elsewhere, e.g. a venv in /home) and each `readable` folder's, every
+    sibling of that path. The plain files met on the way (/root/.bash_history, /container_info.json) go
+    into `files`, to cover one by one."""
+    kept = [os.path.dirname(os.path.dirname(os.path.realpath(python))), *map(os.path.realpath, readable)]
     found: list[str] = []
 
     def walk(folder: str) -> None:
@@ -191,9 +200,10 @@ def hidden_folders(python: str, private: tuple[str, ...] = (), files: list[str] 
                 files.append(path)
             if not entry.is_dir(follow_symlinks=False) or path in KEPT:
                 continue
-            if prefix == path or prefix.startswith(path + "/"):
-                if prefix != path:
-                    walk(path)
+            if path in kept:
+                continue
+            if any(prefix.startswith(path + "/") for prefix in kept):
+                walk(path)
             else:
                 found.append(path)
 
@@ -201,6 +211,6 @@ def hidden_folders(python: str, private: tuple[str, ...] = (), files: list[str] 
     # Outer folders first, and none inside one already covered: once /x is covered, /x/y no longer exists.
     for path in sorted({os.path.realpath(p) for p in (*private, *ALSO_HIDDEN)}, key=len):
         if (os.path.isdir(path) and not any(path.startswith(f + "/") or path == f for f in found)
-                and not prefix.startswith(path + "/") and path != prefix):
+                and not any(prefix.startswith(path + "/") or path == prefix for prefix in kept)):
             found.append(path)
     return found

@@ -10,12 +10,13 @@ from dataclasses import replace
 from pathlib import Path
 
 from grader.background import in_background
+from grader.environment import readable_environments
 from grader.model import Limits
 from grader.sandbox import groups, linux, reaping, wire
 from grader.sandbox.groups import ResourceGroup
 from grader.sandbox.isolation import (Isolation, child_python, first_sandbox_of_process, netns_fd, refusal,
                                      start_netns_holder)
-from grader.sandbox.jail import Jail
+from grader.sandbox.jail import PRIVATE_SHM, Jail
 from grader.sandbox.wire import Frame
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
@@ -45,6 +46,8 @@ class ProcessBackend:
         # Where a test could leave files for the next one when neither a mount namespace nor Landlock keeps
         # it in its working folder (only with a dedicated uid: what it owns there is the submission's).
         clear_also = list(reaping.WORLD_WRITABLE) if iso.uid is not None and not (iso.mountns or iso.landlock) else []
+        if iso.mountns:
+            clear_also.append(PRIVATE_SHM)  # its own /dev/shm: nothing one test leaves there reaches the next
         session = ProcessSession({"sweep": iso.signals_confined, "clear_also": clear_also}, limits, iso,
                                  tuple(str(p) for p in private_paths), cpu_ceiling or limits.cpu)
         try:
@@ -102,6 +105,7 @@ class ProcessSession:
             self.group = group
         requests_r, self.requests_w = os.pipe()
         self.replies_r, replies_w = os.pipe()
+        wire.widen(self.requests_w, self.replies_r)
         if not self.isolation.mountns:
             import tempfile  # only without a mount namespace, whose /tmp is private
 
@@ -118,6 +122,7 @@ class ProcessSession:
             cpu_ceiling=self.cpu_ceiling,
             nproc=self.limits.processes + (0 if uid is not None else reaping.tasks_of(os.getuid())),
             sweep_uid=uid is not None and first_sandbox_of_process(),
+            readable=readable_environments(),
         )
         self.children_before = set(reaping.children())
         # Ctrl-C is held over the fork and comes right after it: Python runs imported modules' at-fork

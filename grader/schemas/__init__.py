@@ -1,12 +1,13 @@
 """JSON Schemas of what the grader reads and writes: the exercise spec (for editors and CI), the JSON
-report, grades.json, and each platform's results format, as their specifications describe it."""
+report, grades.json, the mutants report, and each platform's results format, as their specifications describe it."""
 
 from __future__ import annotations
 
 import json
 from importlib.resources import files
 
-NAMES = ("exercise", "report", "grades", "gradescope-results", "prairielearn-results", "github-classroom-results")
+NAMES = ("exercise", "report", "grades", "mutants", "gradescope-results", "prairielearn-results",
+         "github-classroom-results", "server-api")
 
 
 def schema_text(name: str) -> str:

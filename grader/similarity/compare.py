@@ -12,6 +12,13 @@ from grader.similarity.tokens import Token, normalised_tokens
 from grader.similarity.winnow import K, Fingerprint, kgram_hashes
 
 
+# Places of one fingerprint kept per file: a line repeated 10,000 times (or 30,000 nested brackets) is one
+# piece of evidence, and pairing every place of it in one file with every place in the other is quadratic.
+MAX_REPEATS = 4
+# Regions listed per pair, the longest first: each is checked against the others (quadratic in them).
+MAX_REGIONS = 200
+
+
 @dataclass
 class Document:
     """One student's file for one exercise, fingerprinted, with what in it is the exercise's own code."""
@@ -55,7 +62,8 @@ def document(student: str, file: str, source: str, boilerplate: set[int], k: int
     fingerprint = Fingerprint.of(normalised_tokens(source), k)
     inherited = {i for start, value in enumerate(fingerprint.hashes) if value in boilerplate
                  for i in range(start, start + k)}
-    own = {value: positions for value, positions in fingerprint.selected.items() if value not in boilerplate}
+    own = {value: positions[:MAX_REPEATS] for value, positions in fingerprint.selected.items()
+           if value not in boilerplate}
     coverable = len(_covered(own, own.keys(), inherited, k))
     return Document(student, file, source, fingerprint, own, inherited, coverable)
 
@@ -93,6 +101,7 @@ def _regions(a: Document, b: Document, shared: set[int], k: int) -> tuple[Region
         else:
             runs.append([(pa, pb)])
         last = (offset, pa)
+    runs = sorted(runs, key=len, reverse=True)[:MAX_REGIONS]
     regions = {Region(_lines(a.fingerprint.tokens, run[0][0], run[-1][0] + k),
                       _lines(b.fingerprint.tokens, run[0][1], run[-1][1] + k)) for run in runs}
     # A line repeated inside a region (three .append()s in a row) also matches its neighbours: not news.

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from grader.checkers import CheckerError, judge_lines, run_checker, show, typed
+from grader.checkers import CHECKERS, CheckerError, judge_lines, loose, run_checker, show, typed
 from grader.forms import form_of
 from grader.forms.base import checker_input
 from grader.expected import expected_values
@@ -108,11 +108,39 @@ def wrong_type(expected: object) -> object:
     return "None" if expected is None else repr(expected)
 
 
+def _equal(value: object, expected: object) -> bool:
+    """Equal as the == checkers judge: as a set of items for same_items, which ignores the kind of collection."""
+    try:
+        return bool(loose(value) == loose(expected)) or (
+            isinstance(value, (list, tuple, set, frozenset)) and isinstance(expected, (list, tuple, set, frozenset))
+            and sorted(map(loose, value)) == sorted(map(loose, expected)))
+    except TypeError:
+        return False
+
+
 def _same(value: object, expected: object) -> bool:
     try:
         return bool(typed(value) == typed(expected))
     except TypeError:
         return False
+
+
+def input_failures(exercise: Exercise) -> list[str]:
+    """A checker that reads the call's arguments must get them all: one it cannot be given (a call in the
+    argument, a name the test setup made) would reach it as None, silently."""
+    from grader.checkers import takes_input
+    from grader.forms.given import unreadable_arguments
+
+    failures = []
+    for test in exercise.tests:
+        if test.call is None or test.form != "call" or not takes_input(test.checker):
+            continue
+        unreadable = unreadable_arguments(test.call, test)
+        if unreadable:
+            failures.append(f"test '{test.name}' (line {test.line}): checker '{test.checker.label}' reads the call's "
+                            f"arguments, but {', '.join(f'`{a}`' for a in unreadable)} is neither a literal nor a "
+                            f"`given` name, so it would get None: write it as a literal or bind it with given")
+    return failures
 
 
 def checker_failures(exercise: Exercise, expected: dict[str, object]) -> list[str]:
@@ -126,6 +154,8 @@ def checker_failures(exercise: Exercise, expected: dict[str, object]) -> list[st
         junks = junk_answers(test, expected[test.name])
         if test.checker.name == "custom":
             junks = [(label, junk) for label, junk in junks if "__eq__" not in label]
+        if getattr(CHECKERS.get(test.checker.name), "by_equality", False):  # == may take another type
+            junks = [(label, junk) for label, junk in junks if not _equal(junk, expected[test.name])]
         for label, junk in junks:
             key = (label_of, label)
             if key in failures:

@@ -63,9 +63,24 @@ def find_references(exercise: Exercise) -> tuple[list[Reference], list[str]]:
             hint = f" (did you mean '{close[0]}'?)" if close else f"; known folders: {', '.join(FOLDERS)}"
             problems.append(f"{folder}: unknown verdict folder '{folder.name}'{hint}")
             continue
-        found += [Reference(path, folder.name) for path in sorted(folder.glob(f"*{suffix}"))]
+        for path in sorted(folder.iterdir()):
+            if path.name.startswith((".", "__")):
+                continue
+            if _is_reference(path, suffix):
+                found.append(Reference(path, folder.name))
+            else:
+                problems.append(f"{path}: not a reference (a *{suffix} file"
+                                + (", a notebook, a zip or a folder)" if suffix == ".py" else ")")
+                                + "; move it out of reference/ or rename it")
     found.sort(key=lambda r: (FOLDERS.index(r.folder), r.path.name))
     return found, problems
+
+
+def _is_reference(path: Path, suffix: str) -> bool:
+    """A hand-in as students hand them in: the kind's file, or for Python a notebook, a zip or a folder."""
+    if suffix != ".py":
+        return path.is_file() and path.suffix == suffix
+    return path.is_dir() or path.suffix.lower() in (suffix, ".ipynb", ".zip")
 
 
 def check_reference(course: Course, exercise: Exercise, reference: Reference) -> tuple[ReferenceCheck, list[TooSlowRun]]:

@@ -10,7 +10,8 @@ from grader.course import Course
 from grader.expected import ExpectationError
 from grader.kinds import kind_of
 from grader.model import MISSING, Exercise
-from grader.validation.expectations import checker_failures, expectation_failures, produced_values
+from grader.spec import surprising_scalars
+from grader.validation.expectations import checker_failures, expectation_failures, input_failures, produced_values
 from grader.validation.references import ACCEPTED, TooSlowRun, check_reference, find_references
 from grader.validation.results import ExerciseValidation
 from grader.validation.timing import timing_rows
@@ -29,6 +30,7 @@ def validate_exercise(course: Course, exercise_id: str, *, recalibrate: bool = F
     references, problems = find_references(written)
     result.failures += problems
     result.notes += _notes(written, [r.folder for r in references])
+    result.notes += [str(problem) for problem in surprising_scalars(written.path)]
     accepted = [r for r in references if r.folder == ACCEPTED]
     runs_code = kind_of(written.kind).runs_code  # a predict exercise's answers come from its snippet
     if runs_code and not accepted:
@@ -70,6 +72,7 @@ def _check_expectations(exercise: Exercise, result: ExerciseValidation) -> bool:
     result.failures += expectation_failures(exercise, produced)
     expected = {t.name: produced[t.name] if t.expect is MISSING else t.expect for t in exercise.tests}
     result.failures += checker_failures(exercise, expected)
+    result.failures += input_failures(exercise)
     return True
 
 

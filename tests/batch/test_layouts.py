@@ -75,7 +75,7 @@ def test_a_moodle_download_has_a_folder_per_submission(tmp_path: Path, exercises
     found = discover(root, exercises, NameRule())
     assert found.layout == "moodle"
     assert found.students == ["Ada Lovelace", "Alan Turing"]
-    assert found.ids["Alan Turing"] == {"id": "1912"}
+    assert found.ids["Alan Turing"] == {"participant": "1912"}  # the participant id, not the user id
     assert found.found[("Ada Lovelace", "n-queens")].path.name == "n_queens.py"
     assert found.found[("Alan Turing", "count-queens")].path.name == "count-queens (1).py"
 
@@ -173,3 +173,68 @@ def test_a_file_wins_over_a_folder_of_the_same_name(tmp_path: Path, exercises: l
     chosen = found.found[("ada", "count-queens")]
     assert chosen.path == tmp_path / "class" / "ada" / "count-queens.py" / "count-queens.py"
     assert chosen.refused == ""
+
+
+# ---------------------------------------------------------------- Canvas and Moodle downloads as they really come
+def test_canvas_old_and_new_late_markers_and_logins_with_underscores_are_read(tmp_path: Path,
+                                                                            exercises: list[Exercise]) -> None:
+    root = tmp_path / "download"
+    write(root / "knuthdonald_late_1938_208490400_count-queens.py")  # before 2018 Canvas wrote _late_
+    write(root / "o_brienpat_340950_208490401_count-queens.py")  # a login may hold `_`
+    write(root / "o_brienpat_340950_208490402_n-queens.py")
+    write(root / "van_der_berg_LATE_340951_208490403_count-queens.py")
+    found = discover(root, exercises, NameRule())
+    assert found.layout == "canvas"
+    assert sorted(found.students) == ["knuthdonald", "o_brienpat", "van_der_berg"]
+    assert found.ids["knuthdonald"] == {"id": "1938"} and found.late("knuthdonald") == ["count-queens"]
+    assert found.ids["o_brienpat"] == {"id": "340950"} and found.late("o_brienpat") == []
+    assert found.found[("o_brienpat", "n-queens")].path.name.endswith("_n-queens.py")
+    assert found.late("van_der_berg") == ["count-queens"]
+    assert found.stray == []
+
+
+def test_an_anonymous_canvas_download_is_graded_by_anonymous_id(tmp_path: Path, exercises: list[Exercise]) -> None:
+    root = tmp_path / "download"
+    write(root / "anon_Ab12C_208490500_count-queens.py")
+    write(root / "LATE_anon_Zz9Q1_208490501_count-queens.py")
+    found = discover(root, exercises, NameRule())
+    assert found.layout == "canvas"
+    assert sorted(found.students) == ["anon_Ab12C", "anon_Zz9Q1"]
+    assert found.ids["anon_Ab12C"] == {"participant": "Ab12C"}
+    assert found.late("anon_Zz9Q1") == ["count-queens"] and found.late("anon_Ab12C") == []
+
+
+def test_the_latest_canvas_resubmission_is_graded_and_the_others_listed(tmp_path: Path,
+                                                                      exercises: list[Exercise]) -> None:
+    root = tmp_path / "download"
+    write(root / "leeamy_340936_208490300_count-queens.py")
+    write(root / "leeamy_340936_208490301_count-queens-1.py")
+    write(root / "leeamy_340936_208490302_count-queens-2.py")
+    found = discover(root, exercises, NameRule())
+    assert found.found[("leeamy", "count-queens")].path.name == "leeamy_340936_208490302_count-queens-2.py"
+    assert sorted(found.duplicates) == [
+        "leeamy/leeamy_340936_208490300_count-queens.py (graded leeamy_340936_208490302_count-queens-2.py for "
+        "count-queens)",
+        "leeamy/leeamy_340936_208490301_count-queens-1.py (graded leeamy_340936_208490302_count-queens-2.py for "
+        "count-queens)"]
+
+
+def test_a_roster_participant_column_names_anonymous_and_moodle_students(tmp_path: Path,
+                                                                       exercises: list[Exercise]) -> None:
+    from grader.batch.roster import class_list, load_roster
+
+    canvas_root = tmp_path / "canvas"
+    write(canvas_root / "anon_Ab12C_208490500_count-queens.py")
+    moodle_root = tmp_path / "moodle"
+    write(moodle_root / "Ada Lovelace_1815_assignsubmission_file_" / "count-queens.py")
+    roster = tmp_path / "roster.csv"
+    roster.write_text("folder,name,sis_id,participant\n,Grace Hopper,G-1906,Ab12C\n,Ada Lovelace,A-1815,1815\n")
+    for root, student, name in ((canvas_root, "anon_Ab12C", "Grace Hopper"), (moodle_root, "Ada Lovelace", "Ada Lovelace")):
+        found = discover(root, exercises, NameRule())
+        known = class_list(found.students, found.ids, {}, load_roster(roster), {}, found.layout)
+        graded = [p for p in known["roster"] if p["status"] == "graded"]
+        assert [(p["student"], p["name"]) for p in graded] == [(student, name)] and known["unknown"] == []
+    # Without a roster, Moodle's number is kept as what it is: the participant id, never a user id.
+    found = discover(moodle_root, exercises, NameRule())
+    alone = class_list(found.students, found.ids, {}, None, {}, found.layout)["roster"]
+    assert alone[0]["participant"] == "1815" and alone[0]["id"] == ""

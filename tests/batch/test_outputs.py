@@ -218,3 +218,20 @@ def test_a_student_page_shows_expected_and_actual_of_visible_tests_only(graded_c
     assert "HELLO" in shown and "<script>alert(1)</script>" in shown  # the visible test: expected, actual
     assert "abc def" not in shown.lower()  # the hidden test: its verdict and feedback only
     assert "wrong answer" in shown
+
+
+def test_a_file_that_does_not_parse_or_is_missing_is_one_line_on_the_page_and_in_batch_show(
+        graded_class: GradedClass) -> None:
+    from tests.conftest import run_cli
+
+    student = next(s for s, answers in graded_class.chosen.items() if answers["add"].name == "syntax")
+    html = (graded_class.out / "html" / "students" / f"{student}.html").read_text()
+    section = html[html.index('id="add"'):html.index("</section>", html.index('id="add"'))]
+    assert section.count("whole-file") == 1 and '<table class="tests">' not in section
+    shown = run_cli("batch", "show", student, "add", "--out", graded_class.out)
+    assert shown.returncode == 0, shown.stderr
+    assert "(all 4 tests)" in shown.stdout and "1. " not in shown.stdout  # no panel per test
+    absent = next(s for s, answers in graded_class.chosen.items() if answers["add"].name == "missing")
+    html = (graded_class.out / "html" / "students" / f"{absent}.html").read_text()
+    section = html[html.index('id="add"'):html.index("</section>", html.index('id="add"'))]
+    assert section.count("whole-file") == 1 and '<table class="tests">' not in section

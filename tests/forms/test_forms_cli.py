@@ -296,3 +296,16 @@ def test_nan_reaches_the_checker_and_equals_nothing_unless_the_spec_says_so(cour
     course.write("nan", spec.replace("checker: close", "checker: {name: close, args: {nan_equal: true}}"))
     assert check(course, "nan", "def f():\n    return float('nan')\n")["verdict"] == "passed"
     assert check(course, "nan", "def f():\n    return 0.0\n")["verdict"] == "wrong_answer"
+
+
+@pytest.mark.parametrize(("answer", "verdict"), [("10**400", "wrong_answer"), ("[10**400]", "wrong_answer"),
+                                                 ("float('inf')", "wrong_answer"), ("2.5", "passed")])
+def test_a_huge_int_answer_to_close_is_a_verdict_not_a_crash(course, answer: str, verdict: str) -> None:  # noqa: ANN001
+    spec = ("title: Big\nkind: function\nentry: f\nstatement: s\nchecker: close\ntests:\n"
+            "  - name: big\n    call: f()\n    expect: 2.5\n")
+    course.write("big", spec)
+    course.reference("big", "plain.py", "def f():\n    return 2.5\n")
+    result = run_cli("check", "--exercises", course.exercises, "big", course.submission("big.py", f"def f():\n    return {answer}\n"),
+                     "--format", "json")
+    assert result.returncode in (0, 1), result.stderr
+    assert result.json()["tests"][0]["verdict"] == verdict

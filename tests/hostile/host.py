@@ -40,6 +40,7 @@ class Course:
     token: str = field(default_factory=lambda: secrets.token_hex(8))
     # The grader's TMPDIR (its working folders when there is no mount namespace): reachable by any uid.
     scratch: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="hostile-scratch-")))
+    environment: Path | None = None  # a requirements file: the course's environment, in use for every check
 
     def __post_init__(self) -> None:
         self.scratch.chmod(0o755)
@@ -54,6 +55,8 @@ class Course:
     def exercise(self, tests: str, cpu: float = 1.0, memory: int = 256, extra: str = "") -> None:
         folder = self.root / "exercises"
         folder.mkdir(parents=True, exist_ok=True)
+        if self.environment is not None:
+            (self.root / "grader-course.yaml").write_text(f"environment:\n  requirements: {self.environment}\n")
         (folder / "hostile.yaml").write_text(
             f"title: Hostile\nkind: function\nentry: square\nstatement: x\n"
             f"limits: {{cpu: {cpu}, memory: {memory}, output: 64{extra}}}\n"

@@ -12,6 +12,7 @@ import pytest
 
 from grader.sandbox import groups
 from grader.sandbox.groups import v1, v2
+from grader.sandbox.groups.files import pid_namespace
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0 or not v2.present(), reason="needs root and a cgroup v2 hierarchy")
 
@@ -87,7 +88,7 @@ def test_a_stale_group_of_a_dead_grader_is_emptied_and_removed() -> None:
     if dead == 0:
         os._exit(0)
     os.waitpid(dead, 0)  # a pid no process has now
-    stale = v2.Group(f"{dead}-1")
+    stale = v2.Group(f"{dead}-{pid_namespace()}-1")  # named as a grader of our PID namespace names it
     stale.create(memory_bytes=None, processes=None)
     child, grandchild = _spin_in(stale, 0.0)
     v2.remove_stale()

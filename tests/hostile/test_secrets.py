@@ -50,7 +50,13 @@ def test_the_secret_is_nowhere_to_be_found_and_nothing_is_written(hostile: Cours
     outcomes = {t["name"]: t for t in report["tests"]}
     search = outcomes["search()"]
     assert search["verdict"] == "passed", (search["actual"], search["feedback"], report["isolation"])
-    assert outcomes["write_outside()"]["verdict"] == "passed", outcomes["write_outside()"]["actual"]
+    written = outcomes["write_outside()"]
+    if "mountns" in report["isolation"]:
+        # Its own /dev/shm (a fresh tmpfs of the namespace, emptied per test) is the one place it may write
+        # outside its working folder; the host's /dev/shm stays untouched (checked below).
+        assert written["verdict"] == "passed" or written["actual"] == f"['/dev/shm/{hostile.token}-w']", written
+    else:
+        assert written["verdict"] == "passed", written["actual"]
     assert verdicts(result)["square(3)"] == "passed"
     assert fingerprint(hostile.root) == before  # spec, reference, other students: unchanged
     for folder in ("/tmp", "/dev/shm", "/var/tmp", os.path.expanduser("~")):

@@ -40,7 +40,7 @@ def test_export_needs_exactly_one_of_student_and_gradescope(tmp_path: Path) -> N
     for result in (neither, both, match_alone):
         assert result.returncode == 2
         assert result.stderr.startswith("usage: grader export")
-    assert "one of --student DIR or --gradescope ZIP" in neither.stderr
+    assert "one of --student DIR, --gradescope ZIP, --prairielearn DIR or --github-classroom DIR" in neither.stderr
 
 
 def test_export_refuses_to_overwrite_a_zip_without_force(tmp_path: Path) -> None:
@@ -120,6 +120,8 @@ def test_setup_installs_the_grader_from_the_bundle_and_validates_the_exercises(i
     assert grader.exists()
     assert Path(installed.env["GRADER_VENV"], "bin", "grader").samefile(grader)
     assert "every exercise is valid (3 of 3" in installed.setup_log
+    assert re.search(r"setup.sh: the grader runs on 3\.\d+\.\d+ ", installed.setup_log)  # which Python, said
+    assert installed.source.stat().st_mode & 0o007 == 0  # readable by root alone, as Gradescope advises
 
 
 def test_a_submission_is_graded_into_a_results_json_valid_against_gradescopes_spec(installed: Installed, tmp_path: Path) -> None:
@@ -139,6 +141,8 @@ def test_a_submission_is_graded_into_a_results_json_valid_against_gradescopes_sp
     assert results["extra_data"]["submission"]["users"] == [{"id": 1234, "name": "Ada Lovelace", "email": "ada@example.com"}]
     assert results["extra_data"]["submission"]["late"] is True
     assert "Not graded (no exercise has this name): notes.md" in results["output"]
+    assert results["extra_data"]["isolation"] and all(  # the layers that were on, for the instructor
+        line.startswith(("isolation: ", "rlimits only")) for line in results["extra_data"]["isolation"])
 
 
 def test_the_student_sees_no_total_and_no_hidden_answer(installed: Installed, tmp_path: Path) -> None:

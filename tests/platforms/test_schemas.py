@@ -90,3 +90,9 @@ def test_grades_json_of_a_batch_validates_against_its_schema(tmp_path: Path) -> 
     for student in ("ada", "alan", "grace"):
         gradescope = json.loads((tmp_path / "out" / "gradescope" / student / "results.json").read_text())
         assert problems("gradescope-results", gradescope) == []
+
+
+@pytest.mark.parametrize("spec", sorted((EXERCISES.parent / "examples").glob("*/exercises/*.yaml")),
+                         ids=lambda p: f"{p.parent.parent.name}/{p.stem}")
+def test_every_example_exercise_validates_against_the_exercise_schema(spec: Path) -> None:
+    assert problems("exercise", yaml.safe_load(spec.read_text())) == []

@@ -22,7 +22,7 @@ FAILS_HIDDEN = """def mean(xs):
 def test_hidden_failures_are_one_line_by_kind(write) -> None:
     exercise, submission = write(MEAN, FAILS_HIDDEN)
     text = render(grade(exercise, submission, GradingRequest(Pace.FAIL_FAST)))
-    assert "2 hidden tests: wrong answer; 1: IndexError" in text
+    assert "3 hidden tests did not pass: wrong answer (2); IndexError" in text
     assert text.count("╭") == 0  # no panel for a hidden test
     assert "Score 2/6. 3 of 6 tests did not pass (3 of them hidden); 1 test was not run." in text
 

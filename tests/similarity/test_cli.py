@@ -12,6 +12,7 @@ from tests.similarity.page import page
 
 HOSTILE = "<img src=x onerror=alert(1)>\x1b[31m"  # a folder name is the student's to choose
 SOURCES = {**PLANTED, **INDEPENDENT, HOSTILE: PLANTED["renamed"].replace("total", "acc")}
+SHOWN = HOSTILE.replace("\x1b", "\\x1b")  # the name as every output has it, escaped once when the class is read
 
 
 @pytest.fixture(scope="module")
@@ -36,14 +37,14 @@ def test_json_lists_every_pair_that_shares_code_highest_first(as_json: Completed
     assert all(set(pair) == {"a", "b", "exercise", "score"} for pair in pairs)
     assert all(pair["exercise"] == "count-queens" and 0 < pair["score"] <= 1 for pair in pairs)
     assert [p["score"] for p in pairs] == sorted((p["score"] for p in pairs), reverse=True)
-    copies = set(PLANTED) | {HOSTILE}
+    copies = set(PLANTED) | {SHOWN}
     count = len(copies) * (len(copies) - 1) // 2
     assert all(p["a"] in copies and p["b"] in copies for p in pairs[:count])
     assert not any(p["a"] in copies and p["b"] in copies for p in pairs[count:])
 
 
 def test_json_groups_the_copies(as_json: Completed) -> None:
-    assert [g["students"] for g in as_json.json()["groups"]] == [sorted(set(PLANTED) | {HOSTILE})]
+    assert [g["students"] for g in as_json.json()["groups"]] == [sorted(set(PLANTED) | {SHOWN})]
 
 
 def test_the_terminal_shows_the_closest_pairs_with_names_escaped(as_html: tuple[Completed, Path]) -> None:

@@ -134,3 +134,12 @@ def test_close_refuses_a_float_subclass_whatever_its_eq_says() -> None:
             return True
 
     assert not close(1.0, Liar(5.0)).passed
+
+
+@pytest.mark.parametrize(("expected", "actual", "passed"), [
+    (3, 10**400, False), (10**400, 10**400, True), (10**400, 2 * 10**400, False), (10**400, 10**400 + 1, True),
+    (10**400, 1.5, False), (1.5, 10**400, False), (float("inf"), 1.5, False), (float("inf"), 10**400, False),
+    (float("inf"), float("inf"), True), ([10**400, 1], [10**400, 1], True),
+])
+def test_close_takes_ints_past_a_floats_range_exactly(expected: object, actual: object, passed: bool) -> None:
+    assert close(expected, actual).passed is passed

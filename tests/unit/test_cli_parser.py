@@ -16,7 +16,7 @@ from grader.exit_codes import ExitCode
 from tests.conftest import run_cli
 
 COMMANDS = ("list", "show", "start", "hint", "check", "validate", "calibrate", "import", "export", "new", "batch",
-            "doctor")
+            "doctor", "serve", "submit")
 
 
 def test_a_command_gets_its_options() -> None:

@@ -76,7 +76,7 @@ def test_invalid_yaml_names_the_position(tmp_path: Path) -> None:
 def test_unknown_checker_lists_the_known_ones(tmp_path: Path) -> None:
     text = GOOD.replace("    expect: 3", "    expect: 3\n    checker: unorderd")
     assert problems(tmp_path, text) == [
-        "add.yaml:9:14: unknown checker 'unorderd' (did you mean 'unordered'?); known checkers: close, output, unordered, value"]
+        "add.yaml:9:14: unknown checker 'unorderd' (did you mean 'unordered'?); known checkers: allclose, array, close, equal, frame, output, same_items, unordered, value"]
 
 
 def test_checker_args_are_checked_against_the_checker(tmp_path: Path) -> None:
@@ -188,12 +188,16 @@ def _with(extra: str) -> str:
 
 
 FORM_PROBLEMS = [
-    (_with("    raises: EmptyError\n"), {}, "add.yaml:8:13: raises of test 'add(1, 2)': 'EmptyError' is not a "
-     "built-in exception class (ValueError, TypeError, KeyError, IndexError...)"),
+    (_with("    raises: ValueErorr\n"), {}, "add.yaml:8:13: raises of test 'add(1, 2)': 'ValueErorr' is no built-in "
+     "exception class; did you mean ValueError? (a class the submission defines must not look like a built-in one)"),
+    (_with("    raises: 3 apples\n"), {}, "add.yaml:8:13: raises of test 'add(1, 2)': '3 apples' is not a class "
+     "name (ValueError, TypeError, KeyError, or a class the submission defines)"),
+    (_with("    raises: {class: ValueError, match: '('}\n"), {}, "add.yaml:8:40: raises of test 'add(1, 2)': match "
+     "is not a regular expression: missing ), unterminated subpattern at position 0"),
     (_with("    raises: {message: empty}\n"), {},
      "add.yaml:8:13: raises of test 'add(1, 2)' needs a class, e.g. {class: ValueError, message: empty}"),
     (_with("    raises: {class: ValueError, text: empty}\n"), {},
-     "add.yaml:8:33: unknown key 'text' in raises of test 'add(1, 2)'; known keys: class, message"),
+     "add.yaml:8:33: unknown key 'text' in raises of test 'add(1, 2)'; known keys: class, message, message_equals, match, subclass, bases"),
     (_with("    expect: 3\n    raises: ValueError\n"), {},
      "add.yaml:8:13: test 'add(1, 2)' expects an exception: 'expect' has nothing to judge"),
     (PROGRAM + "    raises: ValueError\n", {},

@@ -25,7 +25,7 @@ def a_test(compare: str = "value", hidden: bool = False, checker: str | None = N
     (RunResult(sandbox_error="cannot make the sandbox's cgroup"), Verdict.GRADER_ERROR,
      "cannot make the sandbox's cgroup"),
     (RunResult(timing=Timing.STOPPED_CPU, cpu_seconds=1.2), Verdict.TIMEOUT,
-     "time limit exceeded: stopped after 1.20 s of CPU; the limit is 1.00 s"),
+     "time limit exceeded: stopped after 1.20 s of CPU; the limit is 1.00 s (a small test: this may be a loop that never ends)"),
     (RunResult(timing=Timing.OVER_LIMIT, cpu_seconds=1.1), Verdict.TIMEOUT, "time limit exceeded: it took 1.10 s of CPU; the limit is 1.00 s"),
     (RunResult(timing=Timing.STOPPED_WALL, cpu_seconds=0.01, wall_seconds=5.0), Verdict.TIMEOUT,
      "time limit exceeded: stopped after 5.00 s of wall-clock time, most of it waiting or sleeping; the limit is 5.00 s"),
@@ -60,7 +60,8 @@ def test_a_run_that_went_well_is_left_to_the_checker() -> None:
 @pytest.mark.parametrize(("compare", "observed", "expected", "verdict", "feedback"), [
     ("value", RunResult(value=3, has_value=True), 3, Verdict.PASSED, ""),
     ("value", RunResult(value=4, has_value=True), 3, Verdict.WRONG_ANSWER, "expected 3, got 4"),
-    ("value", RunResult(value=True, has_value=True), 1, Verdict.WRONG_ANSWER, "expected an int, got a bool: True"),
+    ("value", RunResult(value=True, has_value=True), 1, Verdict.WRONG_ANSWER,
+     "expected an int, got a bool: True (checker 'value' compares types too; checker 'equal' compares with ==)"),
     ("output", RunResult(stdout="2\n"), "2", Verdict.PASSED, ""),
     ("output", RunResult(stdout="3\n"), "2", Verdict.WRONG_ANSWER, "line 1 differs"),
     ("output", RunResult(stdout=""), "2", Verdict.WRONG_ANSWER, "printed nothing"),
@@ -76,7 +77,7 @@ def test_the_checker_decides_a_run_that_went_well(compare: str, observed: RunRes
 @pytest.mark.parametrize(("observed", "feedback"), [
     (RunResult(value=4, has_value=True), "wrong answer"),
     (RunResult(fault=Fault.RAISED, error_type="IndexError", error_message="board [1, 3] is bad"), "IndexError"),
-    (RunResult(timing=Timing.STOPPED_CPU, cpu_seconds=1.2), "time limit exceeded: stopped after 1.20 s of CPU; the limit is 1.00 s"),
+    (RunResult(timing=Timing.STOPPED_CPU, cpu_seconds=1.2), "time limit exceeded: stopped after 1.20 s of CPU; the limit is 1.00 s (a small test: this may be a loop that never ends)"),
     (RunResult(value=3, has_value=True), ""),
 ])
 def test_a_hidden_test_says_what_kind_of_failure_and_nothing_of_its_input(observed: RunResult, feedback: str) -> None:
@@ -163,3 +164,29 @@ def test_a_program_test_takes_its_exit_status_as_an_answer() -> None:
     assert judge(test, RunResult(exit_code=1, stderr="cannot read\n"), "").verdict == Verdict.PASSED
     assert judge(test, RunResult(exit_code=1), "").feedback == "printed nothing on standard error"
     assert judge(test, RunResult(exit_code=0), "").feedback == "exited with status 0; expected status 1"
+
+
+def test_only_a_small_test_stopped_on_cpu_hints_at_a_loop() -> None:
+    from dataclasses import replace
+
+    stopped = RunResult(timing=Timing.STOPPED_CPU, cpu_seconds=1.2)
+    assert "a loop that never ends" in judge(a_test(), stopped, 3).feedback
+    assert "loop" not in judge(replace(a_test(), big=True), stopped, 3).feedback  # big: it may be slowness
+    assert "loop" not in judge(a_test(), RunResult(timing=Timing.OVER_LIMIT, cpu_seconds=1.1), 3).feedback
+
+
+@pytest.mark.parametrize("observed", [
+    RunResult(timing=Timing.OVER_LIMIT, cpu_seconds=1.1, fault=Fault.RAISED, error_type="ValueError",
+              error_message="LEAK:[1, 3]"),
+    RunResult(timing=Timing.STOPPED_CPU, cpu_seconds=1.2, error_message="LEAK:[1, 3]"),  # a forged message
+    RunResult(timing=Timing.STOPPED_WALL, wall_seconds=5.0, error_message="while loading the file LEAK:[1, 3]"),
+    RunResult(fault=Fault.OUT_OF_MEMORY, error_type="MemoryError", error_message="LEAK:[1, 3]",
+              traceback="LEAK:[1, 3]"),
+    RunResult(output_truncated=True, stdout="LEAK:[1, 3]", error_message="LEAK:[1, 3]"),
+    RunResult(fault=Fault.DIED, error_message="LEAK:[1, 3]"),
+    RunResult(exit_code=3, stderr="LEAK:[1, 3]"),
+])
+def test_a_hidden_failure_is_told_in_the_graders_words_on_every_path(observed: RunResult) -> None:
+    outcome = judge(a_test(hidden=True), observed, 3)
+    assert outcome.verdict != Verdict.PASSED and outcome.feedback
+    assert "LEAK" not in outcome.feedback and "[1, 3]" not in outcome.feedback + outcome.details

@@ -12,13 +12,14 @@ from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-from grader.batch.gradebook import Gradebook, PassRate, file_name_for, histogram, pass_rates
+from grader.batch.gradebook import Gradebook, PassRate, file_names, histogram, pass_rates
 from grader.batch.per_exercise import exercise_summaries
 from grader.model import Verdict
 from grader.outputs import Output
 from grader.outputs.files import swapped_folder, write_atomic
 from grader.outputs.html.source import source_of
-from grader.text import DIFF_CAPTION, NOTHING, body_form, cpu_time, diff_lines, escape_controls, points
+from grader.text import (DIFF_CAPTION, NOTHING, body_form, cpu_time, diff_lines, escape_controls, points,
+                         whole_file_problem)
 
 FOLDER = "html"
 TEMPLATES = Path(__file__).resolve().parent
@@ -30,7 +31,7 @@ def environment() -> Environment:
     env.filters["points"] = points
     env.filters["visible"] = escape_controls  # control characters a student printed, shown as \xNN
     env.globals.update(verdict_class=verdict_class, verdict_word=verdict_word, hunk_place=hunk_place, cpu_time=cpu_time,
-                       body_form=body_form, diff_lines=diff_lines, diff_caption=DIFF_CAPTION, nothing=NOTHING)
+                       body_form=body_form, diff_lines=diff_lines, whole_file_problem=whole_file_problem, diff_caption=DIFF_CAPTION, nothing=NOTHING)
     return env
 
 
@@ -63,8 +64,9 @@ def rates_by_exercise(book: Gradebook) -> dict[str, list[PassRate]]:
 class HtmlPages(Output):
     def write(self, book: Gradebook, folder: Path) -> list[Path]:
         env = environment()
-        pages = {student: f"students/{file_name_for(student)}.html" for student in book.students}
-        staff_pages = {student: f"staff/{file_name_for(student)}.html" for student in book.students}
+        named = file_names(book.students)
+        pages = {student: f"students/{named[student]}.html" for student in book.students}
+        staff_pages = {student: f"staff/{named[student]}.html" for student in book.students}
         with swapped_folder(folder / FOLDER) as building:
             (building / "students").mkdir()
             write_atomic(building / "index.html", env.get_template("batch_class.html.j2").render(

@@ -11,12 +11,13 @@ SOURCE="${GRADER_SOURCE:-/autograder/source}"
 VENV="${GRADER_VENV:-/opt/grader}"
 BIN="${GRADER_BIN:-/usr/local/bin}"
 
-usable() {  # a Python 3.11 or newer that can make a venv (Debian splits ensurepip into python3.X-venv)
+usable() {  # a released Python 3.10 or newer that can make a venv (Debian splits ensurepip into python3.X-venv)
     command -v "$1" >/dev/null 2>&1 &&
-        "$1" -c 'import sys, ensurepip; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1
+        "$1" -c 'import sys, ensurepip; sys.exit(sys.version_info < (3, 10) or sys.version_info.releaselevel != "final")' \
+            >/dev/null 2>&1
 }
-find_python() {
-    for candidate in python3.13 python3.12 python3.11 python3; do
+find_python() {  # the system's python3 first: Ubuntu 22.04's python3.11 is a release candidate (3.11.0rc1)
+    for candidate in python3 python3.13 python3.12; do
         if usable "$candidate"; then command -v "$candidate"; return 0; fi
     done
     return 1
@@ -26,15 +27,17 @@ PYTHON="$(find_python || true)"
 if [ -z "$PYTHON" ] && [ -z "${GRADER_SKIP_APT:-}" ]; then
     export DEBIAN_FRONTEND=noninteractive
     apt-get update
-    # Ubuntu 22.04 (Gradescope's default image) has Python 3.10 as python3, and 3.11 in universe; newer
-    # images have a python3 that is recent enough and only lack its venv package.
-    apt-get install -y python3.11 python3.11-venv || apt-get install -y python3 python3-venv
+    # Gradescope's images have python3 (3.10 on Ubuntu 22.04, 3.12 on 24.04) and lack only its venv package.
+    apt-get install -y python3 python3-venv
     PYTHON="$(find_python || true)"
 fi
 if [ -z "$PYTHON" ]; then
-    echo "setup.sh: no Python 3.11 or newer with venv here" >&2
+    echo "setup.sh: no released Python 3.10 or newer with venv here" >&2
     exit 1
 fi
+echo "setup.sh: the grader runs on $("$PYTHON" -c 'import sys; print(sys.version.split()[0])') ($PYTHON)"
+# Gradescope's advice (best_practices.md): the bundle (references, hidden tests) readable by root alone.
+chmod -R o= "$SOURCE"
 
 "$PYTHON" -m venv "$VENV"
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "$SOURCE"/dist/*.whl

@@ -66,19 +66,19 @@ def kill_members(procs: str) -> bool:
 def owner_tag() -> str:
     """Who made a group: our pid and our PID namespace. A grader in another PID namespace (a container's
     PID 1 on a shared hierarchy) sees none of our pids, and must not take our groups for a dead grader's."""
-    return f"{os.getpid()}-{_pid_namespace()}"
+    return f"{os.getpid()}-{pid_namespace()}"
 
 
 def left_by_a_dead_grader(tag: str) -> bool:
     """Whether the group named with `tag` (what follows the prefix) is a grader's of our PID namespace that
     is no longer running; a group of another namespace, or of an unknown form, is never ours to judge."""
     parts = tag.split("-")
-    if len(parts) < 3 or not parts[0].isdigit() or parts[1] != _pid_namespace():
+    if len(parts) < 3 or not parts[0].isdigit() or parts[1] != pid_namespace():
         return False
     return not os.path.exists(f"/proc/{parts[0]}")
 
 
-def _pid_namespace() -> str:
+def pid_namespace() -> str:
     try:
         return str(os.stat("/proc/self/ns/pid").st_ino)
     except OSError:

@@ -1,0 +1,5 @@
+import pandas as pd
+
+
+def store_totals(sales):
+    return pd.DataFrame(sales).groupby("store")["amount"].sum()

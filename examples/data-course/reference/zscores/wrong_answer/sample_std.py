@@ -1,0 +1,6 @@
+import numpy as np
+
+
+def zscores(values):
+    x = np.asarray(values, dtype=np.float64)
+    return (x - x.mean()) / x.std(ddof=1)  # the sample's deviation: not what the statement asks

@@ -1,0 +1,179 @@
+"""A course's own submission server: `grader serve` (and `serve token`, `serve tokens`), and the student's
+`grader submit`, which sends a file to it and prints the report as `grader check` does."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import sys
+from pathlib import Path
+
+from grader.errors import UsageError
+from grader.exit_codes import ExitCode
+
+TOKEN_VARIABLE = "GRADER_TOKEN"
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    serve = subparsers.add_parser(
+        "serve", help="serve a course: students submit over HTTP, workers grade, staff see the class",
+        description="Serve a course's own submission server: the JSON API, the student and staff pages, "
+                    "grading on local worker processes. `grader serve token STUDENT` issues a token.")
+    _state_option(serve, required=False)
+    serve.add_argument("--exercises", metavar="DIR", help="exercises folder (default: the course of the "
+                                                         "current folder or above, else $GRADER_EXERCISES)")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000, help="port (default: 8000; 0 picks a free one)")
+    serve.add_argument("--workers", metavar="N", type=_positive, default=None,
+                       help=f"local grading worker processes (default: one per core, {len(os.sched_getaffinity(0))} here)")
+    serve.add_argument("--max-upload", metavar="KIB", type=_positive, default=2048,
+                       help="largest hand-in accepted, in KiB (default: 2048)")
+    serve.add_argument("--roster", metavar="CSV", type=Path, help="who is who, for the LMS gradebooks "
+                                                                 "(the roster `grader batch --roster` reads)")
+    serve.add_argument("--cluster", metavar="ADDRESS", type=_address,
+                       help="grade on a Dask cluster: tcp://HOST:PORT, or local:N to start N local workers "
+                            "(pip install 'yaml-grader[dask]')")
+    serve.add_argument("--name", help="with --database: this server's name among those sharing it, the same "
+                                      "after a restart (default: HOST:PORT)")
+    serve.add_argument("--insecure-cookies", action="store_true",
+                       help="sign-in cookies without the Secure flag (a server reached over plain HTTP on a "
+                            "name other than localhost)")
+    serve.set_defaults(run=run_serve)
+    actions = serve.add_subparsers(dest="action", metavar="ACTION", required=False)
+    token = actions.add_parser("token", help="issue a token for one student (printed once)")
+    token.add_argument("student", metavar="STUDENT", help="the student, as the roster's folder column names them")
+    token.add_argument("--staff", action="store_true", help="a staff token: sees and regrades everything")
+    _state_option(token)
+    token.set_defaults(run=run_token)
+    many = actions.add_parser("tokens", help="issue a token per roster student, printed as CSV")
+    many.add_argument("--roster", metavar="CSV", type=Path, required=True, help="the roster (a `folder` column)")
+    _state_option(many)
+    many.set_defaults(run=run_tokens)
+
+    submit = subparsers.add_parser(
+        "submit", help="submit a file to the course's server and print its report",
+        description="Send a submission to a `grader serve` server, wait for its grading and print the report as "
+                    "`grader check` does, with the same exit status.")
+    submit.add_argument("exercise", metavar="EXERCISE", help="exercise id")
+    submit.add_argument("file", metavar="FILE", type=Path, help="the file to hand in (.py, .ipynb, .zip)")
+    submit.add_argument("--server", metavar="URL", required=True, help="the server, e.g. http://127.0.0.1:8000")
+    submit.add_argument("--token", metavar="TOKEN", help=f"your token (default: ${TOKEN_VARIABLE})")
+    submit.add_argument("--format", choices=("terminal", "json"), default="terminal", help="report format")
+    submit.add_argument("--timeout", metavar="SECONDS", type=float, default=600, help="how long to wait (default 600)")
+    submit.set_defaults(run=run_submit)
+
+
+def _state_option(parser: argparse.ArgumentParser, required: bool = True) -> None:
+    parser.add_argument("--state", metavar="DIR", type=Path, required=required,
+                        help="the server's state folder: its database and every hand-in")
+    parser.add_argument("--database", metavar="URL",
+                        help="a PostgreSQL database (postgresql://...) instead of the state folder's SQLite: "
+                             "several servers may share it and the folder (pip install 'yaml-grader[postgres]')")
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def _address(text: str) -> str:
+    from grader.batch.cluster import check_address
+
+    try:
+        return check_address(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not tcp://HOST:PORT nor local:N: {text!r}") from None
+
+
+def run_token(args: argparse.Namespace) -> ExitCode:
+    from grader.server.state import State
+    from grader.server.tokens import issue
+
+    if not args.student.strip() or any(ord(c) < 32 for c in args.student):
+        raise UsageError("a student's name is printable text")
+    state = State(args.state, args.database)
+    print(issue(state, args.student, staff=args.staff))
+    return ExitCode.OK
+
+
+def run_tokens(args: argparse.Namespace) -> ExitCode:
+    from grader.batch.roster import load_roster
+    from grader.server.state import State
+    from grader.server.tokens import issue_for_roster
+
+    roster = load_roster(args.roster)
+    students = [p.folder or p.login or p.email or p.sis_id or p.id for p in roster.people]
+    sys.stdout.write(issue_for_roster(State(args.state, args.database), students))
+    return ExitCode.OK
+
+
+def run_serve(args: argparse.Namespace) -> ExitCode:
+    if args.state is None:
+        raise UsageError("--state DIR is needed: the folder of the server's database and hand-ins")
+    try:
+        import uvicorn
+    except ImportError:
+        raise UsageError("grader serve needs its extra packages: pip install 'yaml-grader[server]'") from None
+
+    from grader.batch.pool import default_workers
+    from grader.course import COURSE_FILE, Course
+    from grader.server.app import Server, make_app
+    from grader.server.queue import DaskGradingLoop, Exercises, GradingLoop
+    from grader.server.rules import load_rules
+    from grader.server.state import State
+
+    course = Course.at(args.exercises)
+    rules = load_rules(course.exercises_dir.parent / COURSE_FILE)
+    # Servers sharing a database are told apart by host and port: a restarted one takes back its own rows.
+    name = args.name or f"{socket.gethostname()}:{args.port}"
+    state = State(args.state, args.database, name if args.database else None)
+    exercises = Exercises(course)
+    if args.cluster:
+        loop: GradingLoop = DaskGradingLoop(state, exercises, args.cluster)
+    else:
+        loop = GradingLoop(state, exercises, args.workers or default_workers())
+    server = Server(state, exercises, rules, loop, args.max_upload * 1024, _class_list(args.roster, state),
+                    secure_cookies=not args.insecure_cookies)
+    config = uvicorn.Config(make_app(server), host=args.host, port=args.port, log_level="warning",
+                            access_log=False, lifespan="off", timeout_graceful_shutdown=5)
+    web = uvicorn.Server(config)
+    loop.start()
+    try:
+        web.config.load()
+        sockets = [web.config.bind_socket()]
+        sockets[0].listen(web.config.backlog)  # listening before the line that says where: clients may come at once
+        host, port = sockets[0].getsockname()[:2]
+        print(f"Serving {course.exercises_dir} on http://{host}:{port} (state in {args.state}, "
+              f"{loop.size} {'Dask ' if args.cluster else ''}worker{'s' if loop.size != 1 else ''}); Ctrl-C stops", flush=True)
+        web.run(sockets=sockets)
+    finally:
+        loop.stop()
+        state.close()
+    return ExitCode.OK
+
+
+def _class_list(roster_path: Path | None, state: object) -> dict[str, object]:
+    if roster_path is None:
+        return {}
+    from grader.batch.roster import class_list, load_roster
+    from grader.server.state import State
+
+    assert isinstance(state, State)
+    return class_list(state.students(), {}, {}, load_roster(roster_path), {}, "server")
+
+
+def run_submit(args: argparse.Namespace) -> ExitCode:
+    from grader.server.client import submit
+
+    token = args.token or os.environ.get(TOKEN_VARIABLE)
+    if not token:
+        raise UsageError(f"a token is needed: --token TOKEN or ${TOKEN_VARIABLE}")
+    if not args.file.is_file():
+        raise UsageError(f"no file {args.file}")
+    return submit(args.server, token, args.exercise, args.file, args.format, args.timeout)

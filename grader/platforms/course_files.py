@@ -1,0 +1,41 @@
+"""The files of a course that grading its exercises needs, found from the loaded specs: each spec, the course's
+own code its tests name (a checker file, generators.py, beside the specs) and the exercise's references.
+Every platform bundle carries exactly these, under the names the course has them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from grader.errors import UsageError
+from grader.forms.given import Generated
+from grader.model import Exercise, Test
+
+SKIPPED = {"__pycache__", ".pytest_cache"}
+
+
+def course_files(exercises: list[Exercise]) -> dict[str, Path]:
+    """{name in the bundle: the file here}: exercises/<spec>.yaml and what it names, reference/<id>/...
+    A file a spec names that is not there refuses the bundle: it would fail on the platform instead."""
+    files: dict[str, Path] = {}
+    for exercise in exercises:
+        files[f"exercises/{exercise.path.name}"] = exercise.path
+        for named in sorted(named_files(exercise)):
+            if not named.is_file():
+                raise UsageError(f"{exercise.path}: names {named.name}, which is not in {named.parent}: "
+                                 f"the bundle would fail on the platform")
+            files[f"exercises/{named.name}"] = named
+        reference = exercise.reference_dir
+        for path in sorted(reference.rglob("*")) if reference.is_dir() else ():
+            if path.is_file() and not SKIPPED & set(path.relative_to(reference).parts):
+                files[f"reference/{exercise.id}/{path.relative_to(reference).as_posix()}"] = path
+    return files
+
+
+def named_files(exercise: Exercise) -> set[Path]:
+    """The course's own code the exercise's tests run: checker files and generators, beside the spec."""
+    return {path for test in exercise.tests for path in test_files(test)}
+
+
+def test_files(test: Test) -> list[Path]:
+    files = [Path(str(dict(test.checker.args)["file"]))] if test.checker.name == "custom" else []
+    return files + [value.source for _, value in test.given if isinstance(value, Generated)]

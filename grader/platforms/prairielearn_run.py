@@ -1,0 +1,63 @@
+"""`grader prairielearn-run ID`: a PrairieLearn external grading job (PrairieLearn docs/externalGrading.md).
+PrairieLearn runs the question's entrypoint without a shell and reads /grade/results/results.json only when it
+exits 0, so this finds the student's file in /grade/student/ (matched as a batch matches a student's folder),
+grades it, writes results.json itself, and exits 0 also when grading fails (the job is then not gradable)."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+from grader.batch.discover import NameRule, discover, extension
+from grader.batch.work import uniform_report
+from grader.course import Course
+from grader.grading import GradingRequest, Pace, grade
+from grader.model import Verdict
+from grader.outputs.prairielearn import prairielearn_results
+from grader.records import record
+
+DEFAULT_ROOT = Path("/grade")
+STUDENT = "student"
+
+
+@record
+class JobRoot:
+    """PrairieLearn's layout: /grade/{serverFilesCourse,tests,student,data} in, /grade/results out."""
+
+    root: Path
+
+    @property
+    def student(self) -> Path:
+        return self.root / "student"
+
+    @property
+    def results(self) -> Path:
+        return self.root / "results" / "results.json"
+
+
+def grade_job(where: JobRoot, course: Course, exercise_id: str, rule: NameRule) -> dict[str, object]:
+    exercise = course.load(exercise_id)
+    with tempfile.TemporaryDirectory(prefix="grader-prairielearn-") as class_root:
+        # A copy, links kept as links, read as the one student of a class: a batch's matching rules apply.
+        shutil.copytree(where.student, Path(class_root) / STUDENT, symlinks=True)
+        found = discover(Path(class_root), [exercise], rule).found[(STUDENT, exercise.id)]
+        folder = Path(class_root) / STUDENT
+        if found.path is None:
+            report = uniform_report(exercise, "-", Verdict.MISSING,
+                                    f"Hand in a file named {exercise.id}.{extension(exercise)}.")
+        elif found.refused:
+            label = found.path.relative_to(folder).as_posix()
+            report = uniform_report(exercise, label, Verdict.RUNTIME_ERROR, found.refused)
+        else:
+            label = found.path.relative_to(folder).as_posix()
+            report = grade(exercise, found.path, GradingRequest(
+                Pace.EVERY_TEST, private_paths=course.private_paths(where.root.resolve()), label=label))
+    return prairielearn_results(report)
+
+
+def failure_results(error: BaseException) -> dict[str, object]:
+    """Not gradable (the student keeps the attempt): the job could not be graded, which is not their doing."""
+    return {"gradable": False, "format_errors": [f"the grader could not grade this: {type(error).__name__}: {error}"],
+            "message": "The autograder could not grade this submission. This is not a problem with your code: "
+                       "your instructor can see the error."}

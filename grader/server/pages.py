@@ -1,0 +1,268 @@
+"""The server's pages, rendered here with jinja2 (autoescape: every student text is escaped), no script:
+a sign-in with a token, a student's page (submit, their submissions), a submission's report (reloading
+itself until graded), and the staff page (progress per exercise and verdict, the queue, a student's history,
+overrides, regrades).
+
+Signed in, the browser holds the token in an HttpOnly, SameSite=Strict, Secure cookie. Every form carries a
+CSRF token that must equal the one in its own cookie (double submit), compared in constant time."""
+
+from __future__ import annotations
+
+import functools
+import hmac
+import secrets
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import BaseRoute, Route
+
+COOKIE = "grader_session"
+CSRF_COOKIE = "grader_csrf"
+TEMPLATES = Path(__file__).parent / "templates"
+HEADERS = {
+    # No script at all, nothing framed, nothing sniffed: a student's text can only ever be text.
+    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; "
+                               "frame-ancestors 'none'; base-uri 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+}
+
+
+def session_token(request: Request) -> str | None:
+    return request.cookies.get(COOKIE)
+
+
+@functools.cache
+def environment() -> Environment:
+    env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=True, undefined=StrictUndefined)
+    from grader.server.views import iso
+
+    env.filters["when"] = iso
+    return env
+
+
+def page(request: Request, template: str, status: int = 200, **values: Any) -> HTMLResponse:
+    csrf = request.cookies.get(CSRF_COOKIE) or secrets.token_urlsafe(24)
+    html = environment().get_template(template).render(csrf=csrf, **values)
+    response = HTMLResponse(html, status_code=status, headers=HEADERS)
+    if request.cookies.get(CSRF_COOKIE) != csrf:
+        _cookie(request, response, CSRF_COOKIE, csrf)
+    return response
+
+
+def _cookie(request: Request, response: Response, name: str, value: str) -> None:
+    server = request.app.state.server
+    response.set_cookie(name, value, httponly=True, samesite="strict", secure=server.secure_cookies, path="/")
+
+
+def csrf_ok(request: Request, sent: object) -> bool:
+    expected = request.cookies.get(CSRF_COOKIE)
+    return bool(expected) and isinstance(sent, str) and hmac.compare_digest(expected.encode(), sent.encode())  # type: ignore[union-attr]
+
+
+def _caller(request: Request):  # type: ignore[no-untyped-def]
+    from grader.server.app import caller_of
+
+    return caller_of(request.app.state.server, request)
+
+
+def forbidden(request: Request) -> HTMLResponse:
+    return page(request, "message.html.j2", 403, title="Not allowed",
+                message="The form was stale or not from this site: go back, reload the page and try again.")
+
+
+# ---------------------------------------------------------------- pages
+async def home(request: Request) -> Response:
+    caller = _caller(request)
+    if caller is None:
+        return page(request, "login.html.j2", error="")
+    return RedirectResponse("/staff" if caller.staff else "/me", status_code=303)
+
+
+async def login(request: Request) -> Response:
+    from grader.server import tokens
+
+    async with request.form(max_files=0, max_fields=4) as form:
+        token, sent = form.get("token"), form.get("csrf")
+    if not csrf_ok(request, sent):
+        return forbidden(request)
+    server = request.app.state.server
+    caller = tokens.caller_of(server.state, token if isinstance(token, str) else None)
+    if caller is None:
+        return page(request, "login.html.j2", 401, error="That token is not valid.")
+    response = RedirectResponse("/staff" if caller.staff else "/me", status_code=303)
+    _cookie(request, response, COOKIE, str(token))
+    return response
+
+
+async def logout(request: Request) -> Response:
+    async with request.form(max_files=0, max_fields=4) as form:
+        if not csrf_ok(request, form.get("csrf")):
+            return forbidden(request)
+    response = RedirectResponse("/", status_code=303)
+    response.delete_cookie(COOKIE, path="/")
+    return response
+
+
+async def me(request: Request) -> Response:
+    caller = _caller(request)
+    if caller is None:
+        return RedirectResponse("/", status_code=303)
+    server = request.app.state.server
+    submissions = list(reversed(server.state.list(student=caller.student)))
+    return page(request, "student.html.j2", student=caller.student, exercises=server.exercises.ids(),
+                submissions=submissions, rules=server.rules, error="")
+
+
+async def submit(request: Request) -> Response:
+    from grader.server.app import accept_upload
+
+    caller = _caller(request)
+    if caller is None:
+        return RedirectResponse("/", status_code=303)
+    server = request.app.state.server
+    accepted = await accept_upload(server, caller, request, csrf=lambda sent: csrf_ok(request, sent))
+    if accepted.refusal is not None:
+        if accepted.refusal.status_code == 403 and accepted.csrf_failed:
+            return forbidden(request)
+        import json
+
+        reason = json.loads(bytes(accepted.refusal.body)).get("error", "refused")
+        submissions = list(reversed(server.state.list(student=caller.student)))
+        return page(request, "student.html.j2", accepted.refusal.status_code, student=caller.student,
+                    exercises=server.exercises.ids(), submissions=submissions, rules=server.rules, error=reason)
+    return RedirectResponse(f"/submissions/{accepted.number}", status_code=303)
+
+
+async def submission_page(request: Request) -> Response:
+    from grader.server.views import submission_json
+
+    caller = _caller(request)
+    if caller is None:
+        return RedirectResponse("/", status_code=303)
+    server = request.app.state.server
+    number = request.path_params["number"]
+    found = server.state.get(int(number)) if number.isdigit() else None
+    if found is None or not (caller.staff or found.student == caller.student):
+        return page(request, "message.html.j2", 404, title="Not found", message="No such submission.")
+    shown = submission_json(found, server.rules, caller.staff, time.time())
+    return page(request, "submission.html.j2", submission=shown, staff=caller.staff)
+
+
+async def staff(request: Request) -> Response:
+    caller = _caller(request)
+    if caller is None:
+        return RedirectResponse("/", status_code=303)
+    if not caller.staff:
+        return page(request, "message.html.j2", 403, title="Staff only", message="This page is for staff.")
+    server = request.app.state.server
+    everything = server.state.list()
+    latest: dict[tuple[str, str], Any] = {}
+    for submission in everything:
+        if submission.report is not None:
+            latest[(submission.student, submission.exercise)] = submission
+    progress: dict[str, Counter[str]] = {e: Counter() for e in server.exercises.ids()}
+    for (_, exercise), submission in latest.items():
+        progress.setdefault(exercise, Counter())[str(submission.report.verdict)] += 1
+    queue = [s for s in everything if s.status in ("queued", "running")]
+    return page(request, "staff.html.j2", progress=progress, queue=queue, counts=server.state.counts(),
+                students=server.state.students(), message=request.query_params.get("message", ""))
+
+
+async def staff_student(request: Request) -> Response:
+    caller = _caller(request)
+    if caller is None or not caller.staff:
+        return RedirectResponse("/", status_code=303)
+    server = request.app.state.server
+    student = request.path_params["student"]
+    submissions = list(reversed(server.state.list(student=student)))
+    overrides = {e: o for (s, e), o in server.state.overrides().items() if s == student}
+    return page(request, "staff_student.html.j2", student=student, submissions=submissions, overrides=overrides,
+                exercises=server.exercises.ids())
+
+
+async def staff_regrade(request: Request) -> Response:
+    from grader.server.regrade import regrade
+    from starlette.concurrency import run_in_threadpool
+
+    caller = _caller(request)
+    if caller is None or not caller.staff:
+        return RedirectResponse("/", status_code=303)
+    async with request.form(max_files=0, max_fields=4) as form:
+        if not csrf_ok(request, form.get("csrf")):
+            return forbidden(request)
+        chosen = form.get("exercise") or None
+    server = request.app.state.server
+    if chosen is not None and chosen not in server.exercises.ids():
+        chosen = None
+    queued = await run_in_threadpool(regrade, server.state, server.exercises, chosen)
+    server.loop.wake()
+    return RedirectResponse(f"/staff?message=regrade:+{len(queued)}+submissions+queued", status_code=303)
+
+
+async def staff_override(request: Request) -> Response:
+    from grader.server.state import Override
+
+    caller = _caller(request)
+    if caller is None or not caller.staff:
+        return RedirectResponse("/", status_code=303)
+    async with request.form(max_files=0, max_fields=8) as form:
+        if not csrf_ok(request, form.get("csrf")):
+            return forbidden(request)
+        student, exercise = str(form.get("student", "")), str(form.get("exercise", ""))
+        try:
+            score = float(str(form.get("score", "")))
+        except ValueError:
+            return page(request, "message.html.j2", 422, title="Not a score", message="The score is a number.")
+        reason = str(form.get("reason", ""))[:500]
+    request.app.state.server.state.set_override(Override(student, exercise, score, reason, caller.student,
+                                                         time.time()))
+    from urllib.parse import quote
+
+    return RedirectResponse(f"/staff/students/{quote(student, safe='')}", status_code=303)
+
+
+async def staff_similarity(request: Request) -> Response:
+    """The similarity report, written afresh into the state folder; its pages are numbered, never named
+    after a student, and only those names are served."""
+    import re
+
+    from starlette.concurrency import run_in_threadpool
+
+    from grader.server.views import write_similarity
+
+    caller = _caller(request)
+    if caller is None or not caller.staff:
+        return RedirectResponse("/", status_code=303)
+    server = request.app.state.server
+    out = server.state.folder / "reports"
+    name = request.path_params.get("page", "")
+    if not name:
+        await run_in_threadpool(write_similarity, server.state, server.exercises, server.rules, out)
+        return RedirectResponse("/staff/similarity/index.html", status_code=303)
+    if not re.fullmatch(r"index\.html|pairs/\d{1,6}\.html", name) or not (out / "similarity" / name).is_file():
+        return page(request, "message.html.j2", 404, title="Not found", message="No such page.")
+    return HTMLResponse((out / "similarity" / name).read_text(encoding="utf-8"), headers=HEADERS)
+
+
+def page_routes() -> list[BaseRoute]:
+    return [
+        Route("/", home, methods=["GET"]),
+        Route("/login", login, methods=["POST"]),
+        Route("/logout", logout, methods=["POST"]),
+        Route("/me", me, methods=["GET"]),
+        Route("/submit", submit, methods=["POST"]),
+        Route("/submissions/{number}", submission_page, methods=["GET"]),
+        Route("/staff", staff, methods=["GET"]),
+        Route("/staff/students/{student:path}", staff_student, methods=["GET"]),
+        Route("/staff/regrade", staff_regrade, methods=["POST"]),
+        Route("/staff/override", staff_override, methods=["POST"]),
+        Route("/staff/similarity", staff_similarity, methods=["GET"]),
+        Route("/staff/similarity/{page:path}", staff_similarity, methods=["GET"]),
+    ]

@@ -1,0 +1,268 @@
+"""The grading loop: queued submissions, oldest first, to local worker processes, the same workers
+(grader/batch/worker.py) and jobs (grader/batch/work.py) as `grader batch`, fed as submissions arrive.
+
+Each submission is marked `running` (its try counted) before a worker gets it, and `done` or `error` when
+the answer is stored. A worker that dies is replaced and its submission queued once more, then recorded as
+an error with the reason; a server that dies leaves `running` rows that `State.recover` puts back."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+from grader.batch.plan import grader_version, resolve
+from grader.batch.pool import RETRIES, _start, _Worker, cores_for
+from grader.batch.work import Graded, GradingKey, Job, batch_request, pack, uniform_report
+from grader.course import Course
+from grader.errors import GraderError
+from grader.grading import grade, read_submission
+from grader.handins.base import Handin
+from grader.model import Exercise, Report, Verdict
+from grader.server.state import State, Submission
+
+DIED = "the grading worker process died on this submission, twice"
+
+
+def grade_without_sandbox(exercise: Exercise, expected: dict[str, object], path: Path, label: str,
+                          handin: Handin) -> Report:
+    """The report of a hand-in that cannot run (unreadable, not text, an unsafe zip), graded here as a batch
+    grades it. The server's one call of grading.grade()."""
+    return grade(exercise, path, batch_request(label), handin=handin, expected=expected)
+
+
+class Exercises:
+    """Each exercise as the workers grade it (expected values filled in) and the digest of what its grades
+    depend on, resolved once; `forget()` after a spec or reference changed (a regrade)."""
+
+    def __init__(self, course: Course) -> None:
+        self.course = course
+        self._resolved: dict[str, tuple[Exercise, str, bytes, dict[str, object]]] = {}
+        self._lock = threading.Lock()
+
+    def ids(self) -> list[str]:
+        return self.course.ids()
+
+    def get(self, exercise_id: str) -> tuple[Exercise, str, bytes]:
+        """(the exercise, its digest, it packed for a job); a broken spec raises a GraderError."""
+        return self._get(exercise_id)[:3]
+
+    def expected(self, exercise_id: str) -> dict[str, object]:
+        """Every test's expected answer, computed once (the same values `grader check` compares with)."""
+        return self._get(exercise_id)[3]
+
+    def _get(self, exercise_id: str) -> tuple[Exercise, str, bytes, dict[str, object]]:
+        with self._lock:
+            if exercise_id not in self._resolved:
+                exercise, expected, digest = resolve(self.course.load(exercise_id))
+                self._resolved[exercise_id] = exercise, digest, pack(exercise, expected), expected
+            return self._resolved[exercise_id]
+
+    def forget(self) -> None:
+        with self._lock:
+            self._resolved.clear()
+
+
+class GradingLoop:
+    def __init__(self, state: State, exercises: Exercises, workers: int) -> None:
+        self.state, self.exercises, self.size = state, exercises, workers
+        self.cores = cores_for(workers)
+        self.workers: list[_Worker] = []
+        self.in_flight: dict[int, int] = {}  # submission id -> index of the worker grading it
+        self._wake_read, self._wake_write = os.pipe()
+        os.set_blocking(self._wake_write, False)
+        self._stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="grading", daemon=True)
+        self.version = grader_version()
+        self.on_change: Callable[[int], None] | None = None  # a submission started or finished (any thread)
+
+    def start(self) -> None:
+        self.state.recover(RETRIES)
+        self.workers = [_start(core) for core in self.cores]
+        self.thread.start()
+
+    def wake(self) -> None:
+        try:
+            os.write(self._wake_write, b"x")
+        except BlockingIOError:
+            pass  # a wake-up is already pending
+
+    def stop(self) -> None:
+        self._stop.set()
+        self.wake()
+        if self.thread.is_alive():
+            self.thread.join(timeout=10)
+        for worker in self.workers:
+            worker.stop()
+        self.workers = []
+
+    # ------------------------------------------------------------ the loop
+    def _run(self) -> None:
+        from multiprocessing.connection import wait
+
+        while not self._stop.is_set():
+            try:
+                self._hand_out()
+                busy = [w for w in self.workers if w.jobs]
+                ready = set(wait([self._wake_read, *(w.conn for w in busy), *(w.pidfd for w in busy)], timeout=5))
+                if self._wake_read in ready:
+                    os.read(self._wake_read, 4096)
+                for worker in busy:
+                    if worker.conn in ready:
+                        try:
+                            graded: Graded = worker.conn.recv()
+                        except (EOFError, OSError):
+                            pass  # it died while answering: handled below
+                        else:
+                            self._record(worker.jobs.popleft(), graded.report)
+                            continue
+                    elif worker.pidfd not in ready:
+                        continue
+                    self._replace(worker)
+            except Exception:  # noqa: BLE001 - the loop must outlive any one submission's trouble
+                traceback.print_exc()
+                time.sleep(1)
+
+    def _hand_out(self) -> None:
+        """A submission to every idle worker; while plenty are queued, a second one too, so that no worker
+        waits for this loop between two (as the batch's pool does)."""
+        queued = [n for n in self.state.queued() if n not in self.in_flight]
+        for depth in (1, 2):
+            for worker in self.workers:
+                while queued and len(worker.jobs) < depth and (depth == 1 or len(queued) > len(self.workers)):
+                    number = queued.pop(0)
+                    submission = self.state.get(number)
+                    job = self._job(submission) if submission is not None else None
+                    if job is None or not self.state.start(number):
+                        continue  # graded here (unreadable, identical to one graded, a broken spec), or by another server
+                    self.in_flight[number] = self.workers.index(worker)
+                    worker.jobs.append(job)
+                    worker.conn.send(job)
+                    self._changed(number)
+
+    def _job(self, submission: Submission) -> Job | None:
+        label = f"{submission.student}/{Path(submission.file).name}"
+        try:
+            exercise, digest, packed = self.exercises.get(submission.exercise)
+        except GraderError as error:
+            self.state.finish(submission.id, Report(submission.exercise, label, ()), "", f"the exercise cannot be "
+                              f"graded: {error}")
+            return None
+        twin = self.state.twin(submission, digest)
+        if twin is not None:
+            self.state.finish(submission.id, replace(twin, submission=label), digest)
+            self._changed(submission.id)
+            return None
+        path = self.state.path_of(submission)
+        handin = read_submission(path, exercise)
+        if not handin.ok:
+            report = grade_without_sandbox(exercise, self.exercises.expected(submission.exercise), path, label, handin)
+            self.state.finish(submission.id, report, digest)
+            self._changed(submission.id)
+            return None
+        key = GradingKey(f"{submission.id}:{handin.digest()}", digest, self.version, True)  # every test runs
+        private = self.exercises.course.private_paths(self.state.folder)
+        return Job(key, packed, label, handin, private)
+
+    def _record(self, job: Job, report: Report) -> None:
+        number = int(job.key.submission.split(":", 1)[0])
+        self.in_flight.pop(number, None)
+        self.state.finish(number, report, job.key.exercise)
+        self._changed(number)
+
+    def _replace(self, worker: _Worker) -> None:
+        index = self.workers.index(worker)
+        worker.stop()
+        self.workers[index] = _start(worker.core)
+        for job in worker.jobs:
+            number = int(job.key.submission.split(":", 1)[0])
+            self.in_flight.pop(number, None)
+            submission = self.state.get(number)
+            if submission is not None and submission.attempts <= RETRIES:
+                self.state.requeue(number)
+            else:
+                report = uniform_report(job.exercise, job.label, Verdict.GRADER_ERROR, DIED)
+                self.state.finish(number, report, job.key.exercise, DIED)
+                self._changed(number)
+
+    def _changed(self, number: int) -> None:
+        if self.on_change is not None:
+            self.on_change(number)
+
+
+class DaskGradingLoop(GradingLoop):
+    """The same loop, its jobs graded on the Dask cluster `--cluster` names, as `grader batch --cluster`
+    grades them (grader/batch/cluster.py): at most two per Dask worker in flight; a task Dask gave up on
+    (its workers died on it) is recorded as an error with the reason."""
+
+    def __init__(self, state: State, exercises: Exercises, address: str) -> None:
+        from grader.batch.cluster import DaskRunner
+
+        self.runner = DaskRunner(address)
+        super().__init__(state, exercises, self.runner.workers)
+        self.futures: dict[int, tuple[object, Job]] = {}
+
+    def start(self) -> None:
+        self.state.recover(RETRIES)
+        self.thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self.wake()
+        if self.thread.is_alive():
+            self.thread.join(timeout=10)
+        self.runner.close()
+
+    def _run(self) -> None:
+        from multiprocessing.connection import wait
+
+        while not self._stop.is_set():
+            try:
+                self._submit_queued()
+                if self._wake_read in wait([self._wake_read], timeout=5):
+                    os.read(self._wake_read, 4096)
+                for number, (future, job) in list(self.futures.items()):
+                    if future.done():  # type: ignore[attr-defined]
+                        del self.futures[number]
+                        self._collect(number, future, job)
+            except Exception:  # noqa: BLE001 - the loop must outlive any one submission's trouble
+                traceback.print_exc()
+                time.sleep(1)
+
+    def _submit_queued(self) -> None:
+        from grader.batch.work import grade_job
+
+        for number in self.state.queued():
+            if len(self.futures) >= 2 * self.size:
+                return
+            if number in self.futures:
+                continue
+            submission = self.state.get(number)
+            job = self._job(submission) if submission is not None else None
+            if job is None or not self.state.start(number):
+                continue
+            future = self.runner.client.submit(grade_job, job, pure=False)
+            future.add_done_callback(lambda _: self.wake())  # on the Dask client's thread
+            self.futures[number] = future, job
+            self._changed(number)
+
+    def _collect(self, number: int, future: object, job: Job) -> None:
+        try:
+            graded: Graded = future.result()  # type: ignore[attr-defined]
+        except Exception as error:  # noqa: BLE001 - e.g. KilledWorker
+            reason = f"the Dask task failed: {type(error).__name__}: {error}"
+            self.state.finish(number, uniform_report(job.exercise, job.label, Verdict.GRADER_ERROR, reason),
+                              job.key.exercise, reason)
+        else:
+            self.state.finish(number, graded.report, job.key.exercise)
+        future.release()  # type: ignore[attr-defined]
+        self._changed(number)
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()

@@ -1,0 +1,134 @@
+"""What a reader may see of the server's state: a submission as JSON (a student's report with their hidden
+tests as the course's rules show them now), and the gradebook with the rules applied, saying what it applied."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+
+from grader.batch.gradebook import Cell, Gradebook
+from grader.batch.store import ExerciseRow
+from grader.model import Report
+from grader.outputs.json_report import as_json, gradebook_json
+from grader.server.queue import Exercises
+from grader.server.rules import CourseRules
+from grader.server.state import State, Submission
+
+GRADEBOOK_FORMATS = ("json", "csv", "canvas", "moodle", "plain")
+
+
+def iso(seconds: float | None) -> str | None:
+    if seconds is None:
+        return None
+    return dt.datetime.fromtimestamp(seconds, dt.timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def student_report(report: Report, rules: CourseRules, student: str, now: float) -> Report:
+    """The report as the student may see it now: hidden tests' verdicts only when the rules show them."""
+    report = replace(report, staff=())
+    if rules.hidden_shown(student, report.exercise, now) or not any(o.hidden for o in report.outcomes):
+        return report
+    hidden = sum(o.hidden for o in report.outcomes)
+    when = "after the deadline" if rules.of(report.exercise).hidden == "after-deadline" else "to staff only"
+    note = f"{hidden} hidden test{'s' if hidden != 1 else ''} ran too; their verdicts show {when}"
+    return replace(report, outcomes=tuple(o for o in report.outcomes if not o.hidden), visible_only=True,
+                   notes=(*report.notes, note))
+
+
+def submission_json(submission: Submission, rules: CourseRules, staff: bool, now: float,
+                    inputs: dict[str, str] | None = None) -> dict[str, object]:
+    """`inputs`: the visible tests' inputs, which `grader submit` shows beside a failure as `grader check` does."""
+    lateness = rules.lateness(submission.student, submission.exercise, submission.submitted_at)
+    report = submission.report if submission.status in ("done", "error") else None
+    shown: dict[str, object] | None = None
+    if report is not None:
+        shown = as_json(report if staff else student_report(report, rules, submission.student, now))
+        if staff and report.staff:
+            shown["staff_details"] = [{"test": d.test, "expected": d.expected, "actual": d.actual,
+                                       "traceback": d.traceback} for d in report.staff]
+    entry: dict[str, object] = {
+        "id": submission.id, "exercise": submission.exercise, "student": submission.student,
+        "status": submission.status, "submitted_at": iso(submission.submitted_at), "late": lateness.late,
+        "late_penalty": lateness.penalty, "file": submission.sent_name, "graded_at": iso(submission.graded_at),
+        "report": shown,
+    }
+    if shown is not None and inputs:
+        entry["inputs"] = inputs
+    if submission.error:
+        entry["error"] = submission.error
+    return entry
+
+
+def build_gradebook(state: State, exercises: Exercises, rules: CourseRules) -> tuple[Gradebook, list[dict[str, object]]]:
+    """The class as `grader batch` would write it, each cell the submission the rules count, late penalties
+    and TA overrides applied; and, per cell, what was applied."""
+    rows: list[ExerciseRow] = []
+    for exercise_id in exercises.ids():
+        try:
+            exercise, digest, _ = exercises.get(exercise_id)
+        except Exception:  # noqa: BLE001 - a broken spec has no column; /api/health says why
+            continue
+        tests = [{"name": t.name, "points": t.points, "hidden": t.hidden, "big": t.big} for t in exercise.tests]
+        rows.append(ExerciseRow(exercise.id, exercise.title, str(exercise.kind), digest, exercise.max_score, tests))
+    known = {row.id for row in rows}
+    students = state.students()
+    overrides = state.overrides()
+    counted: dict[tuple[str, str], tuple[Submission, float, float]] = {}
+    for submission in state.list():
+        if submission.exercise not in known or submission.report is None or submission.status != "done":
+            continue
+        lateness = rules.lateness(submission.student, submission.exercise, submission.submitted_at)
+        if lateness.too_late:
+            continue
+        score = submission.report.score * (1 - lateness.penalty / 100)
+        where = (submission.student, submission.exercise)
+        best = rules.of(submission.exercise).counts == "best"
+        if where not in counted or not best or score >= counted[where][1]:
+            counted[where] = submission, score, lateness.penalty
+    cells: dict[tuple[str, str], Cell] = {}
+    applied: list[dict[str, object]] = []
+    for (student, exercise_id), (submission, score, penalty) in sorted(counted.items()):
+        report = replace(submission.report, submission=f"{student}/{submission.sent_name}")  # type: ignore[arg-type]
+        override = overrides.get((student, exercise_id))
+        final = override.score if override else score
+        cells[(student, exercise_id)] = Cell(student, exercise_id, submission.sent_name, submission.sha256, report,
+                                             0.0, 0.0, submission.id, report.verdict, final)
+        entry: dict[str, object] = {"student": student, "exercise": exercise_id, "submission": submission.id,
+                                    "counts": rules.of(exercise_id).counts, "late_penalty": penalty,
+                                    "graded_score": report.score, "score": final}
+        if override:
+            entry["override"] = {"score": override.score, "reason": override.reason, "by": override.by,
+                                 "at": iso(override.at)}
+        applied.append(entry)
+    students = sorted(set(students) | {s for s, _ in counted})
+    from grader.batch.plan import grader_version
+
+    return Gradebook(grader_version(), rows, students, cells), applied
+
+
+def gradebook_text(book: Gradebook, applied: list[dict[str, object]], kind: str, class_list: dict[str, object]) -> str:
+    """The gradebook in one of GRADEBOOK_FORMATS, written by the batch's own outputs."""
+    if kind == "json":
+        return json.dumps({**gradebook_json(book), "applied": applied}, ensure_ascii=True) + "\n"
+    from grader.outputs import output
+    from grader.outputs.lms_gradebook import CLASS_FILE
+
+    with tempfile.TemporaryDirectory() as folder:
+        (Path(folder) / CLASS_FILE).write_text(json.dumps(class_list), encoding="utf-8")
+        written = output(kind).write(book, Path(folder))
+        return written[0].read_text(encoding="utf-8")
+
+
+def write_similarity(state: State, exercises: Exercises, rules: CourseRules, out: Path) -> Path:
+    """The similarity report of `grader similar` on the submissions the gradebook counts: out/similarity/."""
+    from grader.similarity.batch_output import write
+
+    book, _ = build_gradebook(state, exercises, rules)
+    stored = {cell.run_id: submission.file for cell in book.cells.values()
+              if (submission := state.get(cell.run_id)) is not None}
+    cells = {key: replace(cell, file=stored.get(cell.run_id)) for key, cell in book.cells.items()}
+    specs = [exercises.get(row.id)[0] for row in book.exercises]
+    return write(replace(book, cells=cells), out, submissions=state.folder, exercises=specs)[0]
