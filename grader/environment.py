@@ -23,9 +23,9 @@ from pathlib import Path
 from grader.cache import key_hash
 from grader.errors import UsageError
 from grader.records import record
+from grader.sandbox.environments import environments_root
 
 COURSE_FILE = "grader-course.yaml"
-ROOT_VARIABLE = "GRADER_ENV_DIR"
 MARKER = "grader-environment.json"  # written last: its presence means the build finished
 BUILD_VERSION = "1"  # a change to how environments are built is a new key
 # A pinned requirement: a name (with extras) and one exact version; markers after ';' are allowed.
@@ -84,17 +84,6 @@ class Environment:
     def sandbox_setup(self) -> dict[str, object]:
         """The harness's part: the folder put on sys.path, and the variables set before the submission loads."""
         return {"site_packages": str(self.site_packages), "environ": dict(SANDBOX_VARIABLES)}
-
-
-def environments_root() -> Path:
-    """Where environments are built: $GRADER_ENV_DIR; as root /var/cache/grader/environments (the sandbox's
-    uid can traverse it: root's own home cannot be); else beside the user's cache folder."""
-    if os.environ.get(ROOT_VARIABLE):
-        return Path(os.environ[ROOT_VARIABLE])
-    if os.geteuid() == 0:
-        return Path("/var/cache/grader/environments")
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
-    return Path(base) / "grader-environments"
 
 
 @functools.cache
@@ -274,13 +263,6 @@ def _readable(path: Path, recursive: bool = False) -> None:
                 if not os.path.islink(full):
                     mode = os.stat(full).st_mode
                     os.chmod(full, 0o755 if mode & 0o100 else 0o644)
-
-
-def readable_environments() -> tuple[str, ...]:
-    """What the jail lets every sandbox read besides the system folders: the environments' folder, when
-    there is one (packages from the index, written by the grader only; nothing of a course's own)."""
-    root = environments_root()
-    return (str(root),) if root.is_dir() else ()
 
 
 def report_note(spec_path: Path) -> str:

@@ -87,7 +87,8 @@ def report_lines(isolation: Isolation) -> list[tuple[str, bool, str]]:
 def _environment_line() -> str:
     """The environment of the course of the current folder: what its submissions may import, built or not."""
     from grader.course import Course
-    from grader.environment import environment_of_course, environments_root
+    from grader.environment import environment_of_course
+    from grader.sandbox.environments import environments_root
     from grader.errors import GraderError
 
     try:

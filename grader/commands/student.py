@@ -231,7 +231,9 @@ def _check_once(args: argparse.Namespace, course: Course, exercise: Exercise, su
         _wrong_checks(exercise.id, wrong_before + 1)
     renderer = output(args.format)
     if args.format == "terminal":
-        renderer.inputs = _inputs(exercise)  # type: ignore[attr-defined]
+        from grader.kinds import visible_inputs
+
+        renderer.inputs = visible_inputs(exercise)  # type: ignore[attr-defined]
     renderer.render(report, sys.stdout)
     return ExitCode.OK if report.verdict == Verdict.PASSED else ExitCode.TESTS_FAILED
 
@@ -253,18 +255,6 @@ def _wrong_checks(exercise_id: str, record: int | None = None) -> int:
         keep(state_file, json.dumps(state).encode())
     count = state.get(exercise_id, 0)
     return count if isinstance(count, int) else 0
-
-
-def _inputs(exercise: Exercise) -> dict[str, str]:
-    """Each visible test's input as the student's report shows it: its call, or what the program reads."""
-    from grader.kinds import kind_of
-
-    if not kind_of(exercise.kind).lists_tests:
-        return {}
-    from grader.forms import form_of
-
-    given = {t.name: form_of(t).shown_input(t) for t in exercise.tests if not t.hidden}
-    return {name: text for name, text in given.items() if text}
 
 
 def _watch(args: argparse.Namespace, course: Course, exercise: Exercise, submission: Path) -> ExitCode:

@@ -3,8 +3,13 @@ defining a `SubmissionKind` plus one line in KINDS; the rest of the grader asks 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from grader.kinds.base import SpecReader, SubmissionKind
 from grader.registry import Registry
+
+if TYPE_CHECKING:
+    from grader.model import Exercise
 
 KINDS: Registry[SubmissionKind] = Registry({
     "function": "grader.kinds.function:FunctionKind",
@@ -18,4 +23,15 @@ def kind_of(name: str) -> SubmissionKind:
     return KINDS[name]
 
 
-__all__ = ["KINDS", "SpecReader", "SubmissionKind", "kind_of"]
+def visible_inputs(exercise: Exercise) -> dict[str, str]:
+    """Each visible test's input as a student's report shows it (`grader check`, the server's pages): its
+    call, generated values, argv, files or stdin, as its form writes it."""
+    if not kind_of(exercise.kind).lists_tests:
+        return {}
+    from grader.forms import form_of
+
+    given = {t.name: form_of(t).shown_input(t) for t in exercise.tests if not t.hidden}
+    return {name: text for name, text in given.items() if text}
+
+
+__all__ = ["KINDS", "SpecReader", "SubmissionKind", "kind_of", "visible_inputs"]

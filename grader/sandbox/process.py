@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from grader.background import in_background
-from grader.environment import readable_environments
+from grader.sandbox.environments import readable_environments
 from grader.model import Limits
 from grader.sandbox import groups, linux, reaping, wire
 from grader.sandbox.groups import ResourceGroup

@@ -211,10 +211,10 @@ def _seconds(text: str | None) -> float:
 
 
 def visible_inputs(server: Server, exercise_id: str) -> dict[str, str]:
-    from grader.commands.student import _inputs  # what `grader check` shows beside a failure
+    from grader.kinds import visible_inputs  # what `grader check` shows beside a failure
 
     try:
-        return _inputs(server.exercises.get(exercise_id)[0])
+        return visible_inputs(server.exercises.get(exercise_id)[0])
     except GraderError:
         return {}
 
