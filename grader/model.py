@@ -122,14 +122,36 @@ class Test:
     io: ProgramIO | None = None
     feedback: str = ""  # shown when the test fails (a hidden test's only text)
     description: str = ""  # what the student sees of the test besides its name
-    feedback_by: tuple[tuple[str, str], ...] = ()  # (verdict name, text): shown only when it ended so
+    # (verdict name, or "wrong_answer.<check reason>", text): shown only when it ended so
+    feedback_by: tuple[tuple[str, str], ...] = ()
 
-    def feedback_for(self, verdict: str) -> str:
+    def feedback_for(self, verdict: str, reason: str = "") -> str:
         """The spec's hint for a test that ended with `verdict` ("" for none): `feedback` written for that
-        verdict, else the plain `feedback` string, which is for any failure."""
+        verdict and what its check found (`reason`), else for the verdict, else the plain `feedback`
+        string, which is for any failure."""
         if verdict in ("passed", "grader_error"):
             return ""
-        return dict(self.feedback_by).get(verdict, self.feedback)
+        written = dict(self.feedback_by)
+        for key in (f"{verdict}.{reason}" if reason else "", verdict):
+            if key in written:
+                return written[key]
+        return self.feedback
+
+
+# What a failed check found, named by the checkers and test forms: a spec's `feedback: {wrong_answer: {...}}`
+# keys. A course's own checker may name its own.
+CHECK_REASONS = {
+    "type": "the answer (or its items) has another type than the expected one",
+    "value": "the answer has the expected type but another value",
+    "items": "a collection compared in any order has items missing or extra",
+    "output": "the printed output differs",
+    "status": "the program exited with another status",
+    "file": "an output file is missing, unexpected or differs",
+    "stderr": "standard error does not say what it must",
+    "no_exception": "an exception was expected, and none was raised",
+    "exception": "an exception of another class was raised",
+    "message": "the expected exception was raised with another message",
+}
 
 
 class _Missing:
@@ -246,6 +268,7 @@ class CheckResult:
     feedback: str = ""  # one line: "expected 3, got 4"
     details: str = ""  # a structural difference, longer
     fraction: float | None = None  # of the test's points; None: all when passed, none otherwise
+    reason: str = ""  # what a failed check found, for a spec's feedback by check: one of CHECK_REASONS
 
     @property
     def score(self) -> float:
@@ -270,6 +293,7 @@ class Outcome:
     limit_seconds: float = 0.0
     description: str = ""  # the test's `description`, shown hidden or not
     limit_source: str = ""  # where limit_seconds came from: written in the spec, calibrated (when), the default
+    input: str | None = None  # a visible test's input as the student may rerun it (call, given values, stdin)
 
 
 @record

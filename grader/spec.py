@@ -14,6 +14,7 @@ import yaml
 
 from grader.checkers import CHECKERS, typed_args
 from grader.errors import SpecError, SpecProblem
+from grader.feedback_spec import read_feedback
 from grader.forms import COMMON_KEYS, FORMS, TestForm, form_keys
 from grader.forms.given import read_given
 from grader.kinds import KINDS, SubmissionKind
@@ -419,24 +420,10 @@ def _test(reader: _Reader, node: yaml.Node, kind: SubmissionKind, limits: Limits
         line=node.start_mark.line + 1,
         form=form.name,
         given=read_given(reader, keys["given"], where, reader.path) if "given" in keys else (),
-        **_feedback(reader, keys.get("feedback"), where),
+        **read_feedback(reader, keys.get("feedback"), where, own_checker=test_checker.name == "custom"),
         description=reader.text(keys.get("description"), f"description of {where}"),
     )
     return form.read(reader, keys, test, where)
-
-
-# What a per-verdict `feedback` may name: every way a run can fail, and `any` for the rest.
-FEEDBACK_KEYS = ("any", "wrong_answer", "runtime_error", "timeout", "memory_limit", "output_limit", "syntax_error",
-                 "rule_violation", "skipped")
-
-
-def _feedback(reader: _Reader, node: yaml.Node | None, where: str) -> dict[str, object]:
-    """`feedback: text` (for any failure) or `feedback: {wrong_answer: ..., timeout: ..., any: ...}`."""
-    if not isinstance(node, yaml.MappingNode):
-        return {"feedback": reader.text(node, f"feedback of {where}")}
-    texts = {key: reader.text(value, f"feedback of {where}: {key}")
-             for key, value in reader.mapping(node, FEEDBACK_KEYS, f"feedback of {where}").items()}
-    return {"feedback": texts.pop("any", ""), "feedback_by": tuple(texts.items())}
 
 
 def _form(reader: _Reader, keys: dict[str, yaml.Node], kind: SubmissionKind, where: str) -> TestForm:

@@ -114,7 +114,8 @@ def bounded(outcome: Outcome, output_kib: int) -> Outcome:
     return replace(outcome, feedback=clipped(outcome.feedback, FEEDBACK_WIDTH),
                    details=clipped(outcome.details, share),
                    expected=None if outcome.expected is None else clipped(outcome.expected, share),
-                   actual=None if outcome.actual is None else clipped(outcome.actual, share))
+                   actual=None if outcome.actual is None else clipped(outcome.actual, share),
+                   input=None if outcome.input is None else clipped(outcome.input, share))  # a big stdin
 
 
 LINE_WIDTH = 100  # what a line break costs: a terminal pads each line of a panel out to its width

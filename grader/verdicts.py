@@ -19,7 +19,7 @@ def judge(test: Test, result: RunResult, expected: object) -> Outcome:
     """The verdict for one run: what went wrong in the run first, then the form's (and checker's) word."""
     form = form_of(test)
     verdict, feedback, details = verdict_for(test, result)
-    score = 0.0
+    score, reason = 0.0, ""
     if verdict is None:
         try:
             check = form.check(test, result, expected)
@@ -27,16 +27,17 @@ def judge(test: Test, result: RunResult, expected: object) -> Outcome:
             verdict, feedback = Verdict.GRADER_ERROR, str(error)
         else:
             verdict = Verdict.PASSED if check.passed else Verdict.WRONG_ANSWER
-            feedback, details, score = check.feedback, check.details, check.score
-    shown_expected = actual_text = None
+            feedback, details, score, reason = check.feedback, check.details, check.score, check.reason
+    shown_expected = actual_text = shown_input = None
     if not test.hidden:
-        hint = test.feedback_for(verdict)
+        hint = test.feedback_for(verdict, reason)
         if hint:
             feedback = f"{feedback} — {hint}" if feedback else hint
         shown_expected, actual_text = form.shown(test, result, expected)
+        shown_input = form.shown_input(test) or None
     else:
         details = ""  # a hidden test shows its name and verdict, nothing it could leak
-        hint = test.feedback_for(verdict)
+        hint = test.feedback_for(verdict, reason)
         feedback = hint or hidden_feedback(verdict, feedback, result, test)
     return bounded(Outcome(
         test=test.name,
@@ -53,6 +54,7 @@ def judge(test: Test, result: RunResult, expected: object) -> Outcome:
         cpu_seconds=round(result.cpu_seconds, 1) if test.hidden else result.cpu_seconds,
         limit_seconds=test.limits.cpu,
         description=test.description,
+        input=shown_input,
     ), test.limits.output)
 
 

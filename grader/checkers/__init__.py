@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from json.encoder import encode_basestring as _json_string  # type: ignore[attr-defined]
 from typing import Protocol
 
@@ -61,10 +62,22 @@ def takes_input(spec: CheckerSpec) -> bool:
 
 
 def run_checker(spec: CheckerSpec, expected: object, actual: object, input: object = None) -> CheckResult:
-    """The checker's word on one answer; CheckerError when the checker itself fails."""
+    """The checker's word on one answer, with what it found when it fails; CheckerError when the checker
+    itself fails."""
     func = CHECKERS[spec.name]
     extra = {"input": input} if takes_input(spec) else {}
-    return func(expected, actual, **dict(spec.args), **extra)
+    check = func(expected, actual, **dict(spec.args), **extra)
+    if check.passed or check.reason:
+        return check
+    return replace(check, reason=mismatch(expected, actual))
+
+
+def mismatch(expected: object, actual: object) -> str:
+    """What a failed comparison found when its checker did not say: another type (of the answer or of all
+    its items), or another value."""
+    if type(expected) is not type(actual) or item_types(expected, actual):
+        return "type"
+    return "value"
 
 
 # ---------------------------------------------------------------- text
@@ -83,7 +96,7 @@ def output(expected: object, actual: object) -> CheckResult:
     if want == got:
         return CheckResult(passed=True)
     if not got:
-        return CheckResult(passed=False, feedback="printed nothing")
+        return CheckResult(passed=False, feedback="printed nothing", reason="output")
     first = next((i for i, (w, g) in enumerate(zip(want, got)) if w != g), min(len(want), len(got)))
     if first < min(len(want), len(got)):
         hint = " (only spaces differ)" if want[first].split() == got[first].split() else ""
@@ -96,7 +109,8 @@ def output(expected: object, actual: object) -> CheckResult:
     start, end = max(first - 2, 0), first + DIFF_LINES
     diff = difflib.unified_diff([visible(w) for w in want[start:end]], [visible(g) for g in got[start:end]],
                                 "expected", "actual", lineterm="", n=2)
-    return CheckResult(passed=False, feedback=feedback, details="\n".join(_shifted(line, start) for line in diff))
+    return CheckResult(passed=False, feedback=feedback, details="\n".join(_shifted(line, start) for line in diff),
+                       reason="output")
 
 
 def _shifted(line: str, offset: int) -> str:
@@ -361,7 +375,8 @@ def same_items(expected: object, actual: object) -> CheckResult:
     parts += [f"{extra} extra"] if extra else []
     note = item_types(list(expected), list(actual))  # type: ignore[call-overload]
     return CheckResult(passed=False, feedback=_not_plain_feedback(actual) or note or ", ".join(parts)
-                       + f" (expected {count(len(want), 'item')} in any order, got {len(got)}; compared with ==)")
+                       + f" (expected {count(len(want), 'item')} in any order, got {len(got)}; compared with ==)",
+                       reason="type" if note or not_plain(actual) else "items")
 
 
 @checker("unordered")
@@ -377,8 +392,10 @@ def unordered(expected: object, actual: object) -> CheckResult:
         return CheckResult(passed=True)
     parts = [f"{missing} missing"] if missing else []
     parts += [f"{extra} extra"] if extra else []
-    return CheckResult(passed=False, feedback=_not_plain_feedback(actual) or item_types(expected, actual)
-                       or ", ".join(parts) + f" (expected {count(len(expected), 'item')} in any order, got {len(actual)})")
+    note = item_types(expected, actual)
+    return CheckResult(passed=False, feedback=_not_plain_feedback(actual) or note
+                       or ", ".join(parts) + f" (expected {count(len(expected), 'item')} in any order, got {len(actual)})",
+                       reason="type" if note or not_plain(actual) else "items")
 
 
 def _data_value(value: object) -> bool:

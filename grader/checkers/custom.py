@@ -53,14 +53,17 @@ def _as_result(returned: object, label: str) -> CheckResult:
             and isinstance(returned[1], str):
         return CheckResult(passed=returned[0], feedback=returned[1])
     if isinstance(returned, dict) and type(returned.get("passed")) is bool \
-            and set(returned) <= {"passed", "fraction", "feedback"}:
+            and set(returned) <= {"passed", "fraction", "feedback", "reason"}:
         fraction = returned.get("fraction")
         feedback = returned.get("feedback", "")
         if fraction is not None and not (type(fraction) in (int, float) and 0 <= fraction <= 1):
             raise CheckerError(f"checker {label} returned the fraction {fraction!r}: it must be between 0 and 1")
         if not isinstance(feedback, str):
             raise CheckerError(f"checker {label} returned feedback that is not text: {feedback!r}")
-        return CheckResult(passed=returned["passed"], feedback=feedback,
+        reason = returned.get("reason", "")
+        if not isinstance(reason, str):
+            raise CheckerError(f"checker {label} returned a reason that is not text: {reason!r}")
+        return CheckResult(passed=returned["passed"], feedback=feedback, reason=reason,
                            fraction=float(fraction) if fraction is not None else None)
     raise CheckerError(f"checker {label} returned {returned!r:.80}: it must return a bool, (bool, feedback) "
-                       f"or {{'passed': bool, 'fraction': 0..1, 'feedback': str}}")
+                       f"or {{'passed': bool, 'fraction': 0..1, 'feedback': str, 'reason': str}}")

@@ -118,26 +118,26 @@ class ProgramIOForm(TestForm):
         status = io.exit_status if io.exit_status is not None else reference.exit_status if reference else 0
         if got.exit_status != status:
             return CheckResult(False, f"exited with status {got.exit_status}; expected status {status}",
-                               got.stderr[-2000:])
+                               got.stderr[-2000:], reason="status")
         stdout = test.expect if test.expect is not MISSING else reference.stdout if reference else ""
         check = run_checker(test.checker, stdout, got.stdout, test.stdin)
         if not check.passed:
-            return replace(check, feedback=f"standard output: {check.feedback}")
+            return replace(check, feedback=f"standard output: {check.feedback}", reason="output")
         written, theirs, made = dict(io.expect_files), dict(reference.files if reference else ()), dict(got.files)
         for name in io.output_files:
             want = written.get(name, theirs.get(name))
             if want is None and made.get(name) is not None:
-                return CheckResult(False, f"{name}: it must not be written here")
+                return CheckResult(False, f"{name}: it must not be written here", reason="file")
             if want is not None and made.get(name) is None:
-                return CheckResult(False, f"{name}: the program did not write it")
+                return CheckResult(False, f"{name}: the program did not write it", reason="file")
             if want is not None:
                 check = run_checker(test.checker, want, made[name], test.stdin)
                 if not check.passed:
-                    return replace(check, feedback=f"{name}: {check.feedback}")
+                    return replace(check, feedback=f"{name}: {check.feedback}", reason="file")
         if io.stderr == NONEMPTY and not got.stderr.strip():
-            return CheckResult(False, "printed nothing on standard error")
+            return CheckResult(False, "printed nothing on standard error", reason="stderr")
         if io.stderr not in (None, NONEMPTY) and io.stderr not in got.stderr:
-            return CheckResult(False, f"standard error does not say {io.stderr!r}")
+            return CheckResult(False, f"standard error does not say {io.stderr!r}", reason="stderr")
         return CheckResult(True)
 
     def shown(self, test: Test, result: RunResult, expected: object) -> tuple[str | None, str | None]:

@@ -144,6 +144,14 @@ def _is_class(expected: ExpectedRaise, answer: Raised) -> bool:
     return expected.cls in (answer.classes or (answer.error_type,))
 
 
+def raise_reason(expected: ExpectedRaise, answer: object) -> str:
+    """What is wrong with an answer that `raise_problem` refuses (a check reason): nothing raised, another
+    class, or the expected class with another message."""
+    if not isinstance(answer, Raised):
+        return "no_exception"
+    return "message" if _is_class(expected, answer) else "exception"
+
+
 def raise_problem(expected: ExpectedRaise, answer: object) -> str:
     """Why `answer` (a Raised, or a returned value) is not the expected exception; "" when it is."""
     wanted = expected.wanted()
@@ -184,8 +192,9 @@ class RaisesForm(TestForm):
 
     def check(self, test: Test, result: RunResult, expected: object) -> CheckResult:
         assert test.raises is not None
-        problem = raise_problem(test.raises, self.answer(result, test))
-        return CheckResult(passed=not problem, feedback=problem)
+        answer = self.answer(result, test)
+        problem = raise_problem(test.raises, answer)
+        return CheckResult(passed=not problem, feedback=problem, reason=raise_reason(test.raises, answer) if problem else "")
 
     def shown(self, test: Test, result: RunResult, expected: object) -> tuple[str | None, str | None]:
         assert test.raises is not None

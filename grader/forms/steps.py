@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 from grader.checkers import run_checker, show
 from grader.forms.base import TestForm
 from grader.forms.given import call_arguments
-from grader.forms.raises import ExpectedRaise, Raised, nameable, raise_problem, raises_entry, read_raises
+from grader.forms.raises import (ExpectedRaise, Raised, nameable, raise_problem, raise_reason, raises_entry,
+                                 read_raises)
 from grader.model import MISSING, CheckResult, RunResult, Test
 from grader.records import record
 
@@ -162,7 +163,8 @@ class StepsForm(TestForm):
         before = ", ".join(f"`{step.code}`" for step in test.steps[max(0, number - 6): number - 1])
         cut = "..., " if number > 6 else ""
         after = f"; the steps before it: {cut}{before}" if before else ""
-        return CheckResult(False, f"step {number} `{test.steps[number - 1].code}`: {check.feedback}{after}")
+        return CheckResult(False, f"step {number} `{test.steps[number - 1].code}`: {check.feedback}{after}",
+                           reason=check.reason)
 
     def _first_failure(self, test: Test, result: RunResult,
                        expected: object) -> tuple[int, CheckResult, tuple[str, str]] | None:
@@ -183,30 +185,35 @@ class StepsForm(TestForm):
             return CheckResult(False, "it did not run: the test process left before it")
         if step.raises is not None:
             problem = raise_problem(step.raises, got.raised or got.value)
-            return CheckResult(not problem, problem)
+            return CheckResult(not problem, problem, reason=raise_reason(step.raises, got.raised or got.value) if problem else "")
         if step.equals is not None:
             if got.raised is not None:
-                return CheckResult(False, f"it raised {got.raised.error_type}: {show(got.raised.message, 60)}")
+                return CheckResult(False, f"it raised {got.raised.error_type}: {show(got.raised.message, 60)}",
+                                   reason="exception")
             if got.equal is None:
                 return CheckResult(False, "it gave no answer to compare")
             return CheckResult(got.equal, "" if got.equal else f"expected {show(got.sides[1], 200)} "
-                               f"(`{step.equals}`), got {show(got.sides[0], 200)} (compared with ==)")
+                               f"(`{step.equals}`), got {show(got.sides[0], 200)} (compared with ==)",
+                               reason="" if got.equal else "value")
         want = StepAnswer(value=step.expect) if step.written else reference
         if not step.expression or not isinstance(want, StepAnswer):  # a statement: it must run
             if got.raised is not None:
-                return CheckResult(False, f"it raised {got.raised.error_type}: {show(got.raised.message, 60)}")
+                return CheckResult(False, f"it raised {got.raised.error_type}: {show(got.raised.message, 60)}",
+                                   reason="exception")
             return CheckResult(True)
         if want.raised is not None:
             if want.raised.error_type not in want.raised.bases and got.raised is not None:
                 # The reference's own class (not built in): the student's must bear its name.
                 same = got.raised.error_type == want.raised.error_type
                 return CheckResult(same, "" if same else f"expected {want.raised.error_type}, but it raised "
-                                                         f"{got.raised.error_type}: {show(got.raised.message, 60)}")
-            problem = raise_problem(ExpectedRaise(want.raised.error_type), got.raised or got.value)
-            return CheckResult(not problem, problem)
+                                                         f"{got.raised.error_type}: {show(got.raised.message, 60)}",
+                                   reason="" if same else "exception")
+            wanted = ExpectedRaise(want.raised.error_type)
+            problem = raise_problem(wanted, got.raised or got.value)
+            return CheckResult(not problem, problem, reason=raise_reason(wanted, got.raised or got.value) if problem else "")
         if got.raised is not None:
             return CheckResult(False, f"expected {show(want.value, 60)}, but it raised "
-                                      f"{got.raised.error_type}: {show(got.raised.message, 60)}")
+                                      f"{got.raised.error_type}: {show(got.raised.message, 60)}", reason="exception")
         return run_checker(test.checker, want.value, got.value, call_arguments(step.code, test))
 
     def shown(self, test: Test, result: RunResult, expected: object) -> tuple[str | None, str | None]:

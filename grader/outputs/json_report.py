@@ -35,6 +35,8 @@ def test_entry(outcome: Outcome) -> dict[str, object]:
         entry["description"] = outcome.description
     if not outcome.hidden:  # a hidden test never carries its input, expected value or the output
         entry.update(expected=outcome.expected, actual=outcome.actual, details=outcome.details)
+        if outcome.input is not None:
+            entry["input"] = outcome.input
     return entry
 
 

@@ -262,7 +262,7 @@ class TerminalReport(Output):
             return
         for number, outcome in enumerate(report.outcomes, start=1):
             if outcome.verdict not in (Verdict.PASSED, Verdict.SKIPPED) and not outcome.hidden:
-                console.print(failure_panel(number, outcome, self.inputs.get(outcome.test)))
+                console.print(failure_panel(number, outcome, outcome.input or self.inputs.get(outcome.test)))
         hidden = hidden_summary(report)
         if hidden is not None:
             console.print(hidden)

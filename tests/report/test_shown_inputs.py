@@ -92,3 +92,38 @@ def test_validate_refuses_a_call_argument_a_custom_checker_would_get_as_none(cou
     out = flat(result.stdout)
     assert "test 'made' (line 7): checker 'check.py:check' reads the call's arguments, but `list(range(3))`" in out
     assert "test 'plain'" not in out
+
+
+def test_every_visible_tests_input_is_in_the_json_report_the_gradebook_and_the_students_page(
+        course, tmp_path: Path) -> None:  # noqa: ANN001
+    forms(course)
+    course.write("mean", MEAN.replace("    hidden: true\n", "").replace("  - name: three numbers\n",
+                                                                       "  - name: secret\n    call: mean([7])\n"
+                                                                       "    hidden: true\n  - name: three numbers\n"))
+    wrong = "def mean(xs):\n    if not xs:\n        raise ValueError('empty')\n    return 0.5\n"
+    report = run_cli("check", "--exercises", course.exercises, "mean", course.submission("mean.py", wrong),
+                     "--format", "json").json()
+    tests = {test["name"]: test for test in report["tests"]}
+    assert tests["three numbers"]["input"] == "mean([1, 2, 4])"
+    assert tests["many floats"]["input"] == "mean(xs)\nxs = floats(count=2000, seed=3) from generators.py"
+    assert "input" not in tests["secret"]  # a hidden test never carries it
+    lower = course.submission("upper.py", FILES_REFERENCE.replace("text.upper()", "text"))
+    upper = run_cli("check", "--exercises", course.exercises, "upper", lower, "--format", "json").json()
+    shown = upper["tests"][0]["input"]
+    assert "args: in.txt out.txt" in shown and "file in.txt:" in shown
+    # A batch of the same file: its grades.json carries the same inputs, and the student's page shows them.
+    class_dir = tmp_path / "class" / "ada"
+    class_dir.mkdir(parents=True)
+    (class_dir / "mean.py").write_text(wrong)
+    out = tmp_path / "out"
+    done = run_cli("batch", class_dir.parent, "--exercises", course.exercises, "--only", "mean", "--out", out)
+    assert done.returncode in (0, 1), done.stderr
+    import json
+
+    book = json.loads((out / "grades.json").read_text())
+    graded = {t["name"]: t for t in book["students"][0]["exercises"]["mean"]["tests"]}
+    assert graded["many floats"]["input"] == tests["many floats"]["input"]
+    assert "input" not in graded["secret"]
+    page = (out / "html" / "students" / "ada.html").read_text()
+    assert "xs = floats(count=2000, seed=3) from generators.py" in page
+    assert "mean([7])" not in page
