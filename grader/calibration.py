@@ -22,6 +22,7 @@ from pathlib import Path
 
 from grader.cache import cache_dir, keep, key_hash, write_atomically
 from grader.kinds import kind_of
+from grader.kinds.base import accepted_references
 from grader.model import CalibrationRule, Exercise, Test
 from grader.records import record
 
@@ -64,9 +65,12 @@ class Calibration:
 
 
 # ---------------------------------------------------------------- the cache key
-def accepted_references(exercise: Exercise) -> list[Path]:
-    folder = exercise.reference_dir / "accepted"
-    return sorted(folder.glob("*.py")) if folder.is_dir() else []
+def _content(reference: Path) -> list[object]:
+    """What of a reference its timing depends on: a file's bytes, or every file of a folder with its name."""
+    if not reference.is_dir():
+        return [reference.name, reference.read_bytes()]
+    return [reference.name, *((str(p.relative_to(reference)), p.read_bytes()) for p in sorted(reference.rglob("*"))
+                              if p.is_file())]
 
 
 @functools.cache
@@ -114,7 +118,7 @@ def calibration_key(exercise: Exercise) -> str:
                            exercise.entry, exercise.prelude, exercise.test_setup, exercise.calibration]
     parts += [(t.name, t.call, t.stdin, t.compare, written_cpu(t)) for t in exercise.tests]
     for reference in accepted_references(exercise):
-        parts += [reference.name, reference.read_bytes()]
+        parts += _content(reference)
     for part in parts:
         digest.update(repr(part).encode() + b"\0")
     return digest.hexdigest()
@@ -263,6 +267,7 @@ def calibrate(exercise: Exercise, *, force: bool = False) -> Calibration | None:
 def _measure(exercise: Exercise, reference: Path, settings: CalibrationRule) -> dict[str, list[float]]:
     """CPU seconds of each run of each test. Runs are repeated only while the minimum could still move the
     limit above the floor: a test whose first run x multiplier is under the floor gets the floor anyway."""
+    from grader.handins import read_handin
     from grader.verdicts import verdict_for  # the grading stack only when measuring: Course.load stays light
     from grader.running import SubmissionRun
 
@@ -271,7 +276,10 @@ def _measure(exercise: Exercise, reference: Path, settings: CalibrationRule) -> 
     runnable = replace(exercise, tests=generous)
     private = (exercise.path.parent, exercise.reference_dir.parent, cache_dir())
     measured: dict[str, list[float]] = {}
-    with SubmissionRun(runnable, reference.read_text(encoding="utf-8"), private) as run:
+    handin = read_handin(reference, exercise)
+    if not handin.ok:
+        raise CalibrationError(f"the accepted reference {reference.name} cannot be read: {handin.refused}")
+    with SubmissionRun(runnable, handin.source, private, modules=handin.modules) as run:
         for test in generous:
             runs: list[float] = []
             while not runs or (len(runs) < REPEATS and settings.multiplier * min(runs) > settings.floor):

@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from grader.cache import cache_dir, key_hash, read_pickle, write_pickle
 from grader.forms import form_of
+from grader.handins import Handin, read_handin
 from grader.kinds import kind_of
 from grader.model import MISSING, Exercise, Fault, RunResult, Test, Timing
 from grader.verdicts import FAULT_LABELS
@@ -18,9 +19,19 @@ class ExpectationError(Exception):
     """The reference (or snippet) could not produce an expected value; a grader error, not the student's."""
 
 
-def source_of_truth(exercise: Exercise) -> tuple[str, Exercise] | None:
-    """The code that produces the expected answers, and the exercise as it must be run."""
-    return kind_of(exercise.kind).truth(exercise)
+def source_of_truth(exercise: Exercise) -> tuple[Handin, Exercise] | None:
+    """What produces the expected answers, read as a hand-in (a reference may be a notebook or a folder),
+    and the exercise as it must be run."""
+    truth = kind_of(exercise.kind).truth(exercise)
+    if truth is None:
+        return None
+    code, runnable = truth
+    if isinstance(code, str):
+        return Handin(source=code), runnable
+    handin = read_handin(code, exercise)
+    if not handin.ok:
+        raise ExpectationError(f"the accepted reference {code.name} cannot be read: {handin.refused}")
+    return handin, runnable
 
 
 def expected_values(exercise: Exercise, every: bool = False) -> dict[str, object]:
@@ -37,11 +48,13 @@ def expected_values(exercise: Exercise, every: bool = False) -> dict[str, object
     if truth is None:
         raise ExpectationError(f"tests {', '.join(t.name for t in needed)} have no 'expect' and there is no "
                                f"accepted reference in {exercise.reference_dir / 'accepted'} to compute it")
-    source, runnable = truth
-    key = _cache_key(exercise, source, needed, digests)
+    handin, runnable = truth
+    # A plain file keys by its text (no hashlib to load for a check); a notebook or folder by its digest.
+    identity = handin.source if handin.form == "file" and not handin.modules else handin.digest()
+    key = _cache_key(exercise, identity, needed, digests)
     cached = _read_cache(key)
     if cached is None:
-        cached = _compute(runnable, source, needed)
+        cached = _compute(runnable, handin, needed)
         _write_cache(key, cached)
     values.update(cached)
     return values
@@ -69,11 +82,11 @@ def _given_digests(exercise: Exercise) -> dict[str, str]:
         raise ExpectationError(str(error)) from None
 
 
-def _compute(exercise: Exercise, source: str, tests: list[Test]) -> dict[str, object]:
+def _compute(exercise: Exercise, handin: Handin, tests: list[Test]) -> dict[str, object]:
     computed: dict[str, object] = {}
     from grader.running import SubmissionRun  # only when expected values are computed, not read back
 
-    with SubmissionRun(exercise, source) as run:
+    with SubmissionRun(exercise, handin.source, modules=handin.modules) as run:
         runnable = {t.name: t for t in exercise.tests}
         for test in tests:
             ran = runnable.get(test.name, exercise.tests[0])

@@ -83,11 +83,11 @@ def _diff_part(line: str) -> str:
 
 
 def plain_body(outcome: Outcome) -> str:
-    """A failed test's body as plain text, for outputs with no room for layout: a wrong answer's expected and
-    actual values, then the details; nothing of a hidden test."""
+    """A failed test's body as plain text, for outputs with no room for layout: its input, a wrong answer's
+    expected and actual values, then the details; nothing of a hidden test."""
     if outcome.hidden:
         return ""
-    parts = []
+    parts = [f"input:\n{outcome.input}"] if outcome.input and outcome.verdict != Verdict.PASSED else []
     if outcome.verdict == Verdict.WRONG_ANSWER and outcome.expected is not None:
         parts += [f"expected:\n{outcome.expected}", f"actual:\n{outcome.actual or ''}"]
     if outcome.details:

@@ -229,12 +229,7 @@ def _check_once(args: argparse.Namespace, course: Course, exercise: Exercise, su
     report = grade(exercise, submission, request, meanwhile=meanwhile, backend=backend)
     if counted and report.verdict == Verdict.WRONG_ANSWER:
         _wrong_checks(exercise.id, wrong_before + 1)
-    renderer = output(args.format)
-    if args.format == "terminal":
-        from grader.kinds import visible_inputs
-
-        renderer.inputs = visible_inputs(exercise)  # type: ignore[attr-defined]
-    renderer.render(report, sys.stdout)
+    output(args.format).render(report, sys.stdout)
     return ExitCode.OK if report.verdict == Verdict.PASSED else ExitCode.TESTS_FAILED
 
 

@@ -52,11 +52,11 @@ class SubmissionKind:
         return f"a {self.name} exercise compares output; 'compare: value' is for function tests"
 
     # ------------------------------------------------------------ expected answers
-    def truth(self, exercise: Exercise) -> tuple[str, Exercise] | None:
-        """The code that produces the expected answers, and the exercise as it must be run for them:
-        by default the first accepted reference."""
+    def truth(self, exercise: Exercise) -> tuple[str | Path, Exercise] | None:
+        """What produces the expected answers, and the exercise as it must be run for them: code, or a
+        hand-in to read as a student's is (by default the first accepted reference)."""
         reference = primary_reference(exercise)
-        return (reference.read_text(encoding="utf-8"), exercise) if reference else None
+        return (reference, exercise) if reference else None
 
     def unwritten(self, exercise: Exercise) -> list[Test]:
         """The tests whose expected answers the source of truth must produce."""
@@ -95,11 +95,22 @@ class SubmissionKind:
         return True
 
 
-def primary_reference(exercise: Exercise) -> Path | None:
-    """The first accepted reference by name: the one whose answers are the expected ones."""
+def accepted_references(exercise: Exercise) -> list[Path]:
+    """The accepted references: plain files by name, then notebooks, zips and folders by name (handed in
+    as students hand them in)."""
     folder = exercise.reference_dir / "accepted"
-    candidates = sorted(folder.glob("*.py")) if folder.is_dir() else []
-    return candidates[0] if candidates else None
+    if not folder.is_dir():
+        return []
+    entries = [path for path in sorted(folder.iterdir()) if not path.name.startswith((".", "__"))]
+    files = [path for path in entries if path.is_file() and path.suffix == ".py"]
+    return files + [path for path in entries if path.is_dir() or path.suffix.lower() in (".ipynb", ".zip")]
+
+
+def primary_reference(exercise: Exercise) -> Path | None:
+    """The first accepted reference (a plain file before any other form): the one whose answers are the
+    expected ones."""
+    references = accepted_references(exercise)
+    return references[0] if references else None
 
 
 def as_program(exercise: Exercise, source_test: Test) -> Exercise:

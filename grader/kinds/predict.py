@@ -97,7 +97,7 @@ class PredictKind(SubmissionKind):
         return replace(outcome, feedback=summary, details=marks + (f"\n{HINT}{hint}" if hint else ""),
                        expected=str(expected) if revealed else None, actual=answer)
 
-    def truth(self, exercise: Exercise) -> tuple[str, Exercise] | None:
+    def truth(self, exercise: Exercise) -> tuple[str | Path, Exercise] | None:
         return exercise.snippet, as_program(exercise, exercise.tests[0])  # the snippet's output is the answer
 
     def unwritten(self, exercise: Exercise) -> list[Test]:

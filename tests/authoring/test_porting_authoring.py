@@ -97,3 +97,36 @@ def test_new_outside_a_course_makes_one_and_never_writes_into_the_package(tmp_pa
     again = run_cli("new", "count-bishops", cwd=tmp_path / "exercises", env={"GRADER_EXERCISES": ""})
     assert again.returncode == 0 and "made one" not in again.stdout  # the course just made is found
     assert (tmp_path / "exercises" / "count-bishops.yaml").is_file()
+
+
+ADD_UNWRITTEN = ("title: Add\nkind: function\nentry: add\nstatement: s\ntests:\n  - {name: one, call: 'add(1, 2)'}\n"
+                 "  - {name: two, call: 'add(20, 2)', hidden: true}\n")
+
+
+def test_a_notebook_or_a_folder_alone_gives_the_expected_values(course, tmp_path: Path) -> None:  # noqa: ANN001
+    course.write("add", ADD_UNWRITTEN)
+    accepted = course.root / "reference" / "add" / "accepted"
+    accepted.mkdir(parents=True)
+    notebook(accepted / "solution.ipynb", "def add(a, b):\n    return a + b\n")
+    good = course.submission("add.py", "def add(a, b):\n    return b + a\n")
+    wrong = course.submission("off.py", "def add(a, b):\n    return a + b + 1\n")
+    for shape in ("notebook", "folder"):
+        if shape == "folder":  # the notebook gives way to a folder of two files
+            (accepted / "solution.ipynb").unlink()
+            (accepted / "two_files").mkdir()
+            (accepted / "two_files" / "add.py").write_text("from helpers import plus\n\n\ndef add(a, b):\n"
+                                                           "    return plus(a, b)\n")
+            (accepted / "two_files" / "helpers.py").write_text("def plus(a, b):\n    return a + b\n")
+        checked = run_cli("check", "--exercises", course.exercises, "add", good, "--format", "json").json()
+        assert checked["verdict"] == "passed", (shape, checked)
+        off = run_cli("check", "--exercises", course.exercises, "add", wrong, "--format", "json").json()
+        assert off["tests"][0]["expected"] == "3" and off["tests"][0]["actual"] == "4", (shape, off)
+        validated = run_cli("validate", "--exercises", course.exercises, "add")
+        assert validated.returncode == 0, (shape, validated.stdout)
+        roster = tmp_path / shape / "ada"
+        roster.mkdir(parents=True)
+        (roster / "add.py").write_text(wrong.read_text())
+        out = tmp_path / f"{shape}-out"
+        assert run_cli("batch", roster.parent, "--exercises", course.exercises, "--out", out).returncode in (0, 1)
+        graded = json.loads((out / "grades.json").read_text())["students"][0]["exercises"]["add"]["tests"]
+        assert [t["verdict"] for t in graded] == ["wrong_answer", "wrong_answer"], (shape, graded)
