@@ -109,7 +109,7 @@ def test_every_visible_tests_input_is_in_the_json_report_the_gradebook_and_the_s
     assert "input" not in tests["secret"]  # a hidden test never carries it
     platform = run_cli("check", "--exercises", course.exercises, "mean", course.submission("mean.py", wrong),
                        "--format", "gradescope").json()
-    outputs = {t["name"]: t.get("output", "") for t in platform["tests"]}
+    outputs = {t["name"].split(": ", 1)[1]: t.get("output", "") for t in platform["tests"]}
     assert "input:\nmean([1, 2, 4])" in outputs["three numbers"] and "mean([7])" not in outputs["secret"]
     lower = course.submission("upper.py", FILES_REFERENCE.replace("text.upper()", "text"))
     upper = run_cli("check", "--exercises", course.exercises, "upper", lower, "--format", "json").json()
