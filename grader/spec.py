@@ -28,8 +28,8 @@ TEST_KEYS = ("name", "call", "stdin", "compare", "expect", "expect_literal", "hi
 LIMIT_KEYS = tuple(f.name for f in fields(Limits) if f.name != "cpu_written")
 CALIBRATION_KEYS = tuple(f.name for f in fields(CalibrationRule))
 ID_PATTERN = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
-_constructor = yaml.SafeLoader("")
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml (C) when PyYAML was built with it
+constructor = yaml.SafeLoader("")
+LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml (C) when PyYAML was built with it
 T = TypeVar("T")
 
 
@@ -61,7 +61,7 @@ class _Reader:
         return result
 
     def value(self, node: yaml.Node) -> object:
-        return _constructor.construct_object(node, deep=True)
+        return constructor.construct_object(node, deep=True)
 
     def text(self, node: yaml.Node | None, where: str, default: str = "") -> str:
         if node is None:
@@ -96,7 +96,7 @@ def load_exercise(path: Path) -> Exercise:
     reader = _Reader(path)
     try:
         text = path.read_text(encoding="utf-8")
-        root = yaml.compose(text, Loader=_LOADER)
+        root = yaml.compose(text, Loader=LOADER)
     except UnicodeDecodeError as error:
         raise SpecError([SpecProblem(path, 1, 1, f"the file is not UTF-8 text ({error.reason})")]) from None
     except yaml.MarkedYAMLError as error:
@@ -109,49 +109,6 @@ def load_exercise(path: Path) -> Exercise:
     if reader.problems or exercise is None:
         raise SpecError(sorted(reader.problems, key=lambda p: (p.line, p.column)))
     return exercise
-
-
-_SEXAGESIMAL_OR_SPACED = re.compile(r"[:_]")
-_OCTAL = re.compile(r"^[-+]?0[0-7_]+$")
-_TEXT_LIKE_A_NUMBER = re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)[eE][-+]?\d+$")  # 1e3: text in YAML 1.1
-
-
-def surprising_scalars(path: Path) -> list[SpecProblem]:
-    """Unquoted values YAML 1.1 reads as something else than they look: 11:01 as 661 (base 60), yes/no/on/off
-    as booleans, 010 as 8, 1_000 as 1000, 1e3 as text. Warnings: the spec may mean them."""
-    try:
-        root = yaml.compose(path.read_text(encoding="utf-8"), Loader=_LOADER)
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
-        return []  # load_exercise reports it
-    found: list[SpecProblem] = []
-    nodes = [root] if root is not None else []
-    while nodes:
-        node = nodes.pop()
-        if isinstance(node, yaml.MappingNode):
-            nodes += [value for _, value in node.value]
-        elif isinstance(node, yaml.SequenceNode):
-            nodes += node.value
-        elif isinstance(node, yaml.ScalarNode) and not node.style:  # plain: libyaml says "", PyYAML None
-            why = _surprise(node)
-            if why:
-                advice = "" if node.tag.endswith(":str") else f"; quote it (\"{node.value}\") if you mean the text"
-                found.append(SpecProblem(path, node.start_mark.line + 1, node.start_mark.column + 1, why + advice))
-    return sorted(found, key=lambda p: (p.line, p.column))
-
-
-def _surprise(node: yaml.ScalarNode) -> str:
-    text, tag = node.value, node.tag.rsplit(":", 1)[-1]
-    if tag in ("int", "float") and _SEXAGESIMAL_OR_SPACED.search(text):
-        value = _constructor.construct_object(node)
-        how = "the base-60 number" if ":" in text else "the number"
-        return f"YAML 1.1 reads {text} as {how} {value!r}"
-    if tag == "int" and _OCTAL.match(text):
-        return f"YAML 1.1 reads {text} as the octal number {_constructor.construct_object(node)!r}"
-    if tag == "bool" and text.lower() not in ("true", "false"):
-        return f"YAML 1.1 reads {text} as {_constructor.construct_object(node)!r}"
-    if tag == "str" and _TEXT_LIKE_A_NUMBER.match(text):
-        return f"YAML 1.1 reads {text} as text, not a number (write 1.0e+3 for a number)"
-    return ""
 
 
 def _exercise(reader: _Reader, root: yaml.Node, path: Path) -> Exercise | None:

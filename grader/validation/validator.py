@@ -10,7 +10,7 @@ from grader.course import Course
 from grader.expected import ExpectationError
 from grader.kinds import kind_of
 from grader.model import MISSING, Exercise
-from grader.spec import surprising_scalars
+from grader.yaml_surprises import surprising_scalars
 from grader.validation.expectations import checker_failures, expectation_failures, input_failures, produced_values
 from grader.validation.references import ACCEPTED, TooSlowRun, check_reference, find_references
 from grader.validation.results import ExerciseValidation
