@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from grader.batch.store import SCHEMA_VERSION
 from tests.batch.classroom import children_of, expected_gradebook, write_class, write_course
 from tests.batch.conftest import GradedClass, batch, read_csv
 from tests.conftest import run_cli
@@ -318,8 +319,9 @@ def test_a_store_of_the_first_schema_is_upgraded_in_place_keeping_every_result(t
     assert "ada · add (ada/add.py): 0/1 wrong_answer" in " ".join(shown.stdout.split())
     assert "expected 3, got 4" in shown.stdout
     with sqlite3.connect(out / "results.sqlite") as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == 2
-        assert db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0] == "2"
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        assert db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0] == str(SCHEMA_VERSION)
+        assert db.execute("SELECT input FROM outcomes").fetchall() == [(None,)]
         assert db.execute("SELECT COUNT(*) FROM gradings").fetchone()[0] == 1
         assert db.execute("SELECT limit_source FROM outcomes").fetchall() == [("",)]
         assert db.execute("SELECT COUNT(*) FROM staff_details").fetchone()[0] == 0

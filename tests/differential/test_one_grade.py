@@ -156,9 +156,20 @@ def _from_grades(out: Path) -> dict[str, Grade]:
     for student in export["students"]:
         exercise = student["student"].split("--")[0]
         cell = student["exercises"][exercise]
-        grades[student["student"]] = (cell["score"], tuple((t["name"], t["verdict"], t["points"])
-                                                           for t in cell["tests"]))
+        grades[student["student"]] = (cell["score"], tuple((t["name"], NEAR + t["verdict"] if _near_limit(t)
+                                                            else t["verdict"], t["points"]) for t in cell["tests"]))
     return grades
+
+
+# A test whose CPU came within this factor of its limit may end on either side of it on a loaded machine (a
+# timeout reference's case that takes about its limit): what it gets is the machine's word, not the grading
+# path's, so a baseline's such test is left out of the comparison: its verdict is marked with NEAR.
+NEAR, NEAR_FACTOR = "~", 2.0
+
+
+def _near_limit(test: dict) -> bool:
+    limit = test["limit_seconds"]
+    return limit > 0 and limit / NEAR_FACTOR <= test["cpu_seconds"] <= limit * NEAR_FACTOR
 
 
 def _from_report(text: str, output: str, exercise: str) -> Grade:
@@ -176,11 +187,15 @@ def _from_report(text: str, output: str, exercise: str) -> Grade:
 
 
 def _same(got: Grade, want: Grade) -> bool:
-    """The same score and per-test points; the same verdicts where both name them."""
-    if abs(got[0] - want[0]) > 1e-9 or len(got[1]) != len(want[1]):
+    """The same per-test points, and so the same score, and the same verdicts where both name them; a test
+    the baseline ran near its limit is left out (see NEAR)."""
+    if len(got[1]) != len(want[1]):
+        return False
+    kept = [(g, w) for g, w in zip(got[1], want[1]) if not (w[1] or "").startswith(NEAR)]
+    if abs(sum(g[2] for g, _ in kept) - sum(w[2] for _, w in kept)) > 1e-9:
         return False
     return all(g[0] == w[0] and abs(g[2] - w[2]) < 1e-9 and (g[1] is None or w[1] is None or g[1] == w[1])
-               for g, w in zip(got[1], want[1]))
+               for g, w in kept)
 
 
 def _batch(setup: Setup, layer_set: str, cache: Path, references: list[Reference], name: str,
@@ -233,7 +248,7 @@ def test_the_baseline_grades_every_reference_as_its_folder_says(setup: Setup) ->
     assert len(setup.references) >= 100
     for reference in setup.references:
         score, tests = setup.baseline[(reference.course, reference.student)]
-        verdicts = {verdict for _, verdict, _ in tests}
+        verdicts = {verdict.removeprefix(NEAR) for _, verdict, _ in tests}
         if reference.verdict == "accepted":
             assert verdicts == {"passed"}, reference
         else:
