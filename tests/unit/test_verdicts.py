@@ -190,3 +190,25 @@ def test_a_hidden_failure_is_told_in_the_graders_words_on_every_path(observed: R
     outcome = judge(a_test(hidden=True), observed, 3)
     assert outcome.verdict != Verdict.PASSED and outcome.feedback
     assert "LEAK" not in outcome.feedback and "[1, 3]" not in outcome.feedback + outcome.details
+
+
+@pytest.mark.parametrize("signal_name, cpu, timing", [
+    ("SIGPROF", 0.40, Timing.STOPPED_CPU),  # ticks ran ahead of the exact count on a loaded machine
+    ("SIGXCPU", 0.55, Timing.STOPPED_CPU),
+    ("SIGKILL", 0.60, Timing.STOPPED_CPU),  # RLIMIT_CPU's hard limit
+    ("SIGPROF", 0.10, Timing.IN_TIME),  # sent by the run to itself: no CPU stop
+])
+def test_the_cpu_timers_kill_is_a_timeout_from_half_the_limit(signal_name: str, cpu: float, timing: Timing) -> None:
+    import signal
+
+    from grader.kinds import kind_of
+    from grader.replies import result_from
+    from grader.sandbox.wire import Frame
+
+    number = int(getattr(signal, signal_name))
+    result = result_from(Frame({"seq": 1, "status": number, "result": ""}, 1.0, cpu), Limits(cpu=0.5),
+                         kind_of("function"))
+    assert result.signal == number and result.timing is timing
+    verdict = verdict_for(SpecTest("t", "f()", None, "value", 1, False, False, 1.0, CheckerSpec("value"),
+                                   Limits(cpu=0.5)), result)[0]
+    assert verdict == (Verdict.TIMEOUT if timing is Timing.STOPPED_CPU else Verdict.RUNTIME_ERROR)
