@@ -133,13 +133,7 @@ def perfect_queue(rows: list[Submission], workers: int) -> dict[int, float]:
     return ideal
 
 
-def halves(samples: list[tuple[float, int]]) -> tuple[list[int], list[int]]:
-    """The RSS samples of the first and the second half of the load, by time."""
-    middle = (samples[0][0] + samples[-1][0]) / 2
-    return [kib for at, kib in samples if at <= middle], [kib for at, kib in samples if at > middle]
-
-
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=200)
     parser.add_argument("--workers", type=int, default=len(os.sched_getaffinity(0)))
@@ -149,7 +143,7 @@ def main() -> None:
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="serve-bench-"))
     try:
-        run(root, args)
+        return run(root, args)
     finally:
         if args.keep:
             print(f"kept: {root}")
@@ -157,7 +151,7 @@ def main() -> None:
             shutil.rmtree(root, ignore_errors=True)
 
 
-def run(root: Path, args: argparse.Namespace) -> None:
+def run(root: Path, args: argparse.Namespace) -> int:
     os.environ["GRADER_CACHE"] = str(root / "cache")
     exercises = write_course(root)
     write_class(root / "warm", 4)
@@ -172,7 +166,8 @@ def run(root: Path, args: argparse.Namespace) -> None:
     batch_wall = time.perf_counter() - started
     assert batch.returncode in (0, 1), batch.stderr
     book = json.loads((root / "out" / "grades.json").read_text())
-    batch_verdicts = {(s["student"], e): cell["verdict"] for s in book["students"] for e, cell in s["exercises"].items()}
+    batch_verdicts = {(s["student"], e): cell["verdict"] for s in book["students"]
+                      for e, cell in s["exercises"].items()}
 
     state = State(root / "state")
     tokens = {student: issue(state, student) for student in chosen}
@@ -246,28 +241,47 @@ def run(root: Path, args: argparse.Namespace) -> None:
     verdicts = {(sent.student, sent.exercise): sent.verdict for sent in load}
     differ = sorted(k for k, v in verdicts.items() if batch_verdicts.get(k) != v)
     bad = [status for status in answers if status not in (200, 202)]
-    first, second = halves(memory)
-    growth = statistics.median(second) / statistics.median(first)
+    throughput = batch_wall / load_wall
+    p95 = percentile(real, .95) / percentile(ideal, .95)
     print(f"class: {args.students} students x 3 exercises, {count} hand-ins; {args.workers} workers; "
           f"{args.clients} clients; load average {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
     print(f"batch: {batch_wall:.1f} s wall, {count / batch_wall:.2f} hand-ins/s")
-    print(f"serve: {load_wall:.1f} s wall, {count / load_wall:.2f} hand-ins/s = "
-          f"{100 * batch_wall / load_wall:.0f} % of the batch's throughput (target >= 90 %)")
+    print(f"serve: {load_wall:.1f} s wall, {count / load_wall:.2f} hand-ins/s = {100 * throughput:.0f} % of the "
+          f"batch's throughput (target >= 90 %: {met(throughput >= 0.9)})")
     print(f"idle: upload to report p50 {statistics.median(idle):.3f} s; grader check p50 "
-          f"{statistics.median(checks):.3f} s (target: <= check + 0.1 s)")
+          f"{statistics.median(checks):.3f} s (target <= check + 0.1 s: "
+          f"{met(statistics.median(idle) <= statistics.median(checks) + 0.1)})")
     print(f"load, {len(right)} correct hand-ins: upload to report p50 {statistics.median(real):.2f} s, p95 "
           f"{percentile(real, .95):.2f} s; a perfect queue over the same workers p50 {statistics.median(ideal):.2f} s, "
-          f"p95 {percentile(ideal, .95):.2f} s: p95 = {percentile(real, .95) / percentile(ideal, .95):.2f} x "
-          f"(target <= 1.2); each beyond its own ideal: p50 {statistics.median(excess):+.3f} s, "
-          f"p95 {percentile(excess, .95):+.3f} s")
+          f"p95 {percentile(ideal, .95):.2f} s: p95 = {p95:.2f} x (target <= 1.2: {met(p95 <= 1.2)})")
+    print(f"  each beyond its own ideal: p50 {statistics.median(excess):+.3f} s, p95 {percentile(excess, .95):+.3f} s")
     print(f"  where the time goes (correct, mean s): {breakdown(right, rows, ideals)}")
-    print(f"  graded on the workers: {sum(service):.1f} s of work for {args.workers} workers, {sum(service) / load_wall / args.workers:.0%} busy")
-    print(f"answers: {len(answers)}, not 200/202: {len(bad)}; reports {len(verdicts)} of {count}")
-    print(f"server memory (RSS) under load: median {statistics.median(first) / 1024:.1f} MiB in the first half, "
-          f"{statistics.median(second) / 1024:.1f} MiB in the second ({100 * (growth - 1):+.1f} %, target <= +5 %); "
-          f"first {memory[0][1] / 1024:.0f}, max {max(kib for _, kib in memory) / 1024:.0f} MiB; {len(memory)} samples")
+    print(f"  the workers graded {sum(service):.1f} s of work in {load_wall:.1f} s: "
+          f"{sum(service) / load_wall / args.workers:.0%} busy")
+    print(f"answers: {len(answers)}, not 200/202: {len(bad)}; reports {len(verdicts)} of {count} "
+          f"(target: every one, no 5xx: {met(not bad and len(verdicts) == count)})")
+    print(f"server memory (RSS) under load: {memory_figure(memory)}")
     print(f"verdicts that differ from the batch's: {len(differ)} {differ[:5]}")
     print(f"command: {' '.join(sys.argv)}")
+    return 1 if bad or len(verdicts) != count else 0
+
+
+def met(ok: bool) -> str:
+    return "met" if ok else "NOT met"
+
+
+def memory_figure(samples: list[tuple[float, int]]) -> str:
+    """Flat: the median of the load's second half within 5 % of the first half's."""
+    if len(samples) < 8:
+        return f"{len(samples)} samples, too few to judge"
+    middle = (samples[0][0] + samples[-1][0]) / 2
+    first = statistics.median(kib for at, kib in samples if at <= middle)
+    second = statistics.median(kib for at, kib in samples if at > middle)
+    growth = second / first - 1
+    return (f"median {first / 1024:.1f} MiB in the first half, {second / 1024:.1f} MiB in the second "
+            f"({100 * growth:+.1f} %; target flat, within 5 %: {met(growth <= 0.05)}); first sample "
+            f"{samples[0][1] / 1024:.0f} MiB, max {max(kib for _, kib in samples) / 1024:.0f} MiB, "
+            f"{len(samples)} samples")
 
 
 def breakdown(sent: list[Sent], rows: dict[int, Submission], ideals: dict[int, float]) -> str:
@@ -286,4 +300,4 @@ def breakdown(sent: list[Sent], rows: dict[int, Submission], ideals: dict[int, f
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
