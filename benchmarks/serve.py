@@ -6,7 +6,9 @@ The class: tests/batch/classroom.py's (add, shout, guess), each student's files 
 wrong, looping (a timeout), crashing, a segfault, a syntax error, binary bytes, markup and terminal escapes,
 some missing. Expected values are computed before any clock starts (a first small batch).
 
-- batch: `grader batch` on the class folder, wall time; its throughput is hand-ins / wall.
+- batch: `grader batch` on the class folder, before the server's load and after it (the machine may be
+  shared: their mean is the figure), wall time; its throughput is hand-ins / wall. Beside it, the work its
+  workers did (the sum of its gradings' times) and the server's: a machine that got slower shows there.
 - idle: one correct hand-in at a time on an idle server, upload to report (the client's GET ?wait=30
   answers when the submission changes),
   beside `grader check` of the same file (the whole command, as a student runs it).
@@ -29,6 +31,7 @@ import os
 import re
 import shutil
 import signal
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -161,10 +164,7 @@ def run(root: Path, args: argparse.Namespace) -> int:
                 if (path := root / "class" / student / f"{exercise}{SUFFIX[exercise]}").is_file()]
     correct_files = {(s, e) for s, variants in chosen.items() for e, v in variants.items() if v.verdict == "passed"}
 
-    started = time.perf_counter()
-    batch = grader("batch", root / "class", "--exercises", exercises, "--out", root / "out", "--workers", args.workers)
-    batch_wall = time.perf_counter() - started
-    assert batch.returncode in (0, 1), batch.stderr
+    before = batch(root, exercises, "out", args.workers)
     book = json.loads((root / "out" / "grades.json").read_text())
     batch_verdicts = {(s["student"], e): cell["verdict"] for s in book["students"]
                       for e, cell in s["exercises"].items()}
@@ -225,6 +225,8 @@ def run(root: Path, args: argparse.Namespace) -> int:
     finally:
         server.send_signal(signal.SIGINT)
         server.wait(timeout=30)
+    after = batch(root, exercises, "out-after", args.workers)  # the machine may have changed meanwhile
+    batch_wall, batch_work = (before[0] + after[0]) / 2, (before[1] + after[1]) / 2
 
     # What the server recorded of each: when it was stored, handed to a worker, graded; how long grading took.
     state = State(root / "state")
@@ -245,7 +247,9 @@ def run(root: Path, args: argparse.Namespace) -> int:
     p95 = percentile(real, .95) / percentile(ideal, .95)
     print(f"class: {args.students} students x 3 exercises, {count} hand-ins; {args.workers} workers; "
           f"{args.clients} clients; load average {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
-    print(f"batch: {batch_wall:.1f} s wall, {count / batch_wall:.2f} hand-ins/s")
+    print(f"batch: {batch_wall:.1f} s wall ({before[0]:.1f} s before the server's load, {after[0]:.1f} s after), "
+          f"{count / batch_wall:.2f} hand-ins/s; its workers graded {batch_work:.1f} s of work: "
+          f"{batch_work / batch_wall / args.workers:.0%} busy")
     print(f"serve: {load_wall:.1f} s wall, {count / load_wall:.2f} hand-ins/s = {100 * throughput:.0f} % of the "
           f"batch's throughput (target >= 90 %: {met(throughput >= 0.9)})")
     print(f"idle: upload to report p50 {statistics.median(idle):.3f} s; grader check p50 "
@@ -264,6 +268,17 @@ def run(root: Path, args: argparse.Namespace) -> int:
     print(f"verdicts that differ from the batch's: {len(differ)} {differ[:5]}")
     print(f"command: {' '.join(sys.argv)}")
     return 1 if bad or len(verdicts) != count else 0
+
+
+def batch(root: Path, exercises: Path, out: str, workers: int) -> tuple[float, float]:
+    """`grader batch` of the class into root/out: (its wall time, the sum of its gradings' wall times)."""
+    started = time.perf_counter()
+    result = grader("batch", root / "class", "--exercises", exercises, "--out", root / out, "--workers", workers)
+    wall = time.perf_counter() - started
+    assert result.returncode in (0, 1), result.stderr
+    with sqlite3.connect(root / out / "results.sqlite") as db:
+        work = db.execute("SELECT SUM(wall_seconds) FROM gradings").fetchone()[0]
+    return wall, work
 
 
 def met(ok: bool) -> str:
