@@ -109,6 +109,12 @@ def rss_kib(pid: int) -> int:
     return int(re.search(r"VmRSS:\s+(\d+)", text)[1])  # type: ignore[index]
 
 
+def cpu_seconds(pid: int) -> float:
+    """The process's CPU so far, its threads' included (user + system, /proc/PID/stat)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def percentile(values: list[float], share: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
@@ -213,6 +219,7 @@ def run(root: Path, args: argparse.Namespace) -> int:
 
         sampler = threading.Thread(target=sample, daemon=True)
         sampler.start()
+        cpu_before = cpu_seconds(server.pid), time.process_time()
         began = time.perf_counter()
         clients = [threading.Thread(target=client) for _ in range(args.clients)]
         for thread in clients:
@@ -220,6 +227,7 @@ def run(root: Path, args: argparse.Namespace) -> int:
         for thread in clients:
             thread.join()
         load_wall = time.perf_counter() - began
+        server_cpu, clients_cpu = cpu_seconds(server.pid) - cpu_before[0], time.process_time() - cpu_before[1]
         done.set()
         sampler.join()
     finally:
@@ -262,6 +270,8 @@ def run(root: Path, args: argparse.Namespace) -> int:
     print(f"  where the time goes (correct, mean s): {breakdown(right, rows, ideals)}")
     print(f"  the workers graded {sum(service):.1f} s of work in {load_wall:.1f} s: "
           f"{sum(service) / load_wall / args.workers:.0%} busy")
+    print(f"  CPU under load, beside the workers': the server {server_cpu:.1f} s ({1000 * server_cpu / count:.1f} ms "
+          f"a hand-in), this benchmark's clients {clients_cpu:.1f} s, on {len(os.sched_getaffinity(0))} cores")
     print(f"answers: {len(answers)}, not 200/202: {len(bad)}; reports {len(verdicts)} of {count} "
           f"(target: every one, no 5xx: {met(not bad and len(verdicts) == count)})")
     print(f"server memory (RSS) under load: {memory_figure(memory)}")
