@@ -108,6 +108,9 @@ class GradingLoop:
         for worker in self.workers:
             worker.stop()
         self.workers = []
+        if not self.thread.is_alive():  # what no worker had begun goes back to the queue, its try not counted
+            while self.ready:
+                self.state.unclaim(int(self.ready.popleft().key.submission.split(":", 1)[0]))
 
     # ------------------------------------------------------------ the loop
     def _run(self) -> None:

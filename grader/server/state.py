@@ -267,6 +267,12 @@ class State:
             return db.execute("UPDATE submissions SET status = 'running', attempts = attempts + 1, claimed_by = ? "
                               "WHERE id = ? AND status = 'queued'", (self.name, number)).rowcount == 1
 
+    def unclaim(self, number: int) -> None:
+        """A claimed submission that no worker began (the server stopping): queued again, as it was."""
+        with self.transaction() as db:
+            db.execute("UPDATE submissions SET status = 'queued', attempts = attempts - 1 WHERE id = ? AND "
+                       "status = 'running' AND attempts > 0", (number,))
+
     def requeue(self, number: int) -> None:
         with self.transaction() as db:
             db.execute("UPDATE submissions SET status = 'queued' WHERE id = ?", (number,))
