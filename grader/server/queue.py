@@ -12,6 +12,7 @@ import os
 import threading
 import time
 import traceback
+from collections import deque
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -69,11 +70,18 @@ class Exercises:
 
 
 class GradingLoop:
+    """One thread hands the queue to the workers as a perfect queue would: first come, first served, each
+    submission to the first worker free, none committed to a worker still busy (a submission behind a
+    looping one there would wait for its timeout while another worker idles). So that a worker does not
+    wait between two either, the next few submissions are ready (claimed, read, their jobs made) before a
+    worker frees, and a worker that answers gets its next job before its answer is stored."""
+
     def __init__(self, state: State, exercises: Exercises, workers: int) -> None:
         self.state, self.exercises, self.size = state, exercises, workers
         self.cores = cores_for(workers)
         self.workers: list[_Worker] = []
-        self.in_flight: dict[int, int] = {}  # submission id -> index of the worker grading it
+        self.ready: deque[Job] = deque()  # claimed and made, for the next worker free, oldest first
+        self.claimed: set[int] = set()  # submission ids ready or on a worker
         self._wake_read, self._wake_write = os.pipe()
         os.set_blocking(self._wake_write, False)
         self._stop = threading.Event()
@@ -100,6 +108,9 @@ class GradingLoop:
         for worker in self.workers:
             worker.stop()
         self.workers = []
+        if not self.thread.is_alive():  # what no worker had begun goes back to the queue, its try not counted
+            while self.ready:
+                self.state.unclaim(int(self.ready.popleft().key.submission.split(":", 1)[0]))
 
     # ------------------------------------------------------------ the loop
     def _run(self) -> None:
@@ -107,43 +118,57 @@ class GradingLoop:
 
         while not self._stop.is_set():
             try:
+                self._prepare()
                 self._hand_out()
                 busy = [w for w in self.workers if w.jobs]
-                ready = set(wait([self._wake_read, *(w.conn for w in busy), *(w.pidfd for w in busy)], timeout=5))
-                if self._wake_read in ready:
+                answered = set(wait([self._wake_read, *(w.conn for w in busy), *(w.pidfd for w in busy)], timeout=5))
+                if self._wake_read in answered:
                     os.read(self._wake_read, 4096)
                 for worker in busy:
-                    if worker.conn in ready:
+                    if worker.conn in answered:
                         try:
                             graded: Graded = worker.conn.recv()
                         except (EOFError, OSError):
                             pass  # it died while answering: handled below
                         else:
-                            self._record(worker.jobs.popleft(), graded.report)
+                            job = worker.jobs.popleft()
+                            self._hand_out()  # its next job first: the answer's commit can wait, the worker not
+                            self._record(job, graded)
                             continue
-                    elif worker.pidfd not in ready:
+                    elif worker.pidfd not in answered:
                         continue
                     self._replace(worker)
             except Exception:  # noqa: BLE001 - the loop must outlive any one submission's trouble
                 traceback.print_exc()
                 time.sleep(1)
 
+    def _prepare(self) -> None:
+        """As many jobs ready as there are workers, the oldest queued first. A submission that needs no
+        worker (unreadable, identical to one graded, its spec broken) is graded here on the way."""
+        if len(self.ready) >= len(self.workers):
+            return
+        for number in self.state.queued():
+            if len(self.ready) >= len(self.workers):
+                return
+            if number in self.claimed:
+                continue
+            submission = self.state.get(number)
+            job = self._job(submission) if submission is not None else None
+            if job is None or not self.state.start(number):
+                continue  # graded here, or by another server
+            self.claimed.add(number)
+            self.ready.append(job)
+            self._changed(number)
+
     def _hand_out(self) -> None:
-        """A submission to every idle worker; while plenty are queued, a second one too, so that no worker
-        waits for this loop between two (as the batch's pool does)."""
-        queued = [n for n in self.state.queued() if n not in self.in_flight]
-        for depth in (1, 2):
-            for worker in self.workers:
-                while queued and len(worker.jobs) < depth and (depth == 1 or len(queued) > len(self.workers)):
-                    number = queued.pop(0)
-                    submission = self.state.get(number)
-                    job = self._job(submission) if submission is not None else None
-                    if job is None or not self.state.start(number):
-                        continue  # graded here (unreadable, identical to one graded, a broken spec), or by another server
-                    self.in_flight[number] = self.workers.index(worker)
-                    worker.jobs.append(job)
-                    worker.conn.send(job)
-                    self._changed(number)
+        """A ready job to every idle worker; one each, so that none sits on a job another could run."""
+        for worker in self.workers:
+            if self.ready and not worker.jobs:
+                worker.jobs.append(self.ready.popleft())
+                try:
+                    worker.conn.send(worker.jobs[-1])
+                except OSError:
+                    pass  # it died: its pidfd says so, and its job goes back to the queue
 
     def _job(self, submission: Submission) -> Job | None:
         label = f"{submission.student}/{Path(submission.file).name}"
@@ -169,10 +194,10 @@ class GradingLoop:
         private = self.exercises.course.private_paths(self.state.folder)
         return Job(key, packed, label, handin, private)
 
-    def _record(self, job: Job, report: Report) -> None:
+    def _record(self, job: Job, graded: Graded) -> None:
         number = int(job.key.submission.split(":", 1)[0])
-        self.in_flight.pop(number, None)
-        self.state.finish(number, report, job.key.exercise)
+        self.claimed.discard(number)
+        self.state.finish(number, graded.report, job.key.exercise, seconds=graded.wall_seconds)
         self._changed(number)
 
     def _replace(self, worker: _Worker) -> None:
@@ -181,7 +206,7 @@ class GradingLoop:
         self.workers[index] = _start(worker.core)
         for job in worker.jobs:
             number = int(job.key.submission.split(":", 1)[0])
-            self.in_flight.pop(number, None)
+            self.claimed.discard(number)
             submission = self.state.get(number)
             if submission is not None and submission.attempts <= RETRIES:
                 self.state.requeue(number)
@@ -259,7 +284,7 @@ class DaskGradingLoop(GradingLoop):
             self.state.finish(number, uniform_report(job.exercise, job.label, Verdict.GRADER_ERROR, reason),
                               job.key.exercise, reason)
         else:
-            self.state.finish(number, graded.report, job.key.exercise)
+            self.state.finish(number, graded.report, job.key.exercise, seconds=graded.wall_seconds)
         future.release()  # type: ignore[attr-defined]
         self._changed(number)
 

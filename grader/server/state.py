@@ -2,12 +2,16 @@
 or the PostgreSQL database `--database` names (several servers share it and the folder), and uploads/ID/ in
 the folder (each hand-in as it was received). A submission is on disk, fsynced, before its row is committed,
 and its row is committed (synchronous=FULL in SQLite) before the client hears 202: a server killed at any
-moment loses nothing it acknowledged. The SQL is SQLite's; `_Postgres` translates the little that differs."""
+moment loses nothing it acknowledged. A claim by a worker and a report are committed without waiting for
+the disk (a power cut may undo them; the submission is then graded again). The SQL is SQLite's;
+grader/server/database.py translates the little that differs."""
 
 from __future__ import annotations
 
 import os
 import pickle
+import secrets
+import shutil
 import socket
 import sqlite3
 import threading
@@ -20,9 +24,11 @@ from typing import Any
 from grader.errors import UsageError
 from grader.model import Report
 from grader.records import record
+from grader.server.database import Postgres, sqlite
 
 DATABASE = "state.sqlite"
 UPLOADS = "uploads"
+INCOMING = ".incoming-"  # uploads/.incoming-*: received, not stored yet (never graded)
 STATUSES = ("queued", "running", "done", "error")
 
 # Applied in order from the database's PRAGMA user_version up, in the transaction that opens it: an old
@@ -53,6 +59,9 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     (  # 2: identical hand-ins are graded once, as in a batch: found by their content
         "CREATE INDEX submissions_by_content ON submissions (sha256, exercise)",
     ),
+    (  # 3: how long its grading took on a worker: what a queue's wait is measured against
+        "ALTER TABLE submissions ADD COLUMN grading_seconds REAL",
+    ),
 )
 
 
@@ -71,6 +80,7 @@ class Submission:
     report: Report | None
     error: str | None
     graded_at: float | None
+    grading_seconds: float | None = None  # its last grading's wall-clock time on a worker, the queue's wait left out
 
 
 @record
@@ -84,7 +94,7 @@ class Override:
 
 
 _COLUMNS = ("id, student, exercise, file, sent_name, sha256, submitted_at, status, attempts, exercise_digest, "
-            "report, error, graded_at")
+            "report, error, graded_at, grading_seconds")
 
 
 class State:
@@ -100,24 +110,39 @@ class State:
             (folder / UPLOADS).mkdir(exist_ok=True, mode=0o700)
         except OSError as error:
             raise UsageError(f"cannot open the server's state in {folder}: {error}") from None
-        self.lock = threading.RLock()
-        self.db: Any = _Postgres(database) if database else _sqlite(folder / DATABASE)
+        self.lock = threading.RLock()  # the writer's: one transaction at a time
+        self.db: Any = Postgres(database) if database else sqlite(folder / DATABASE)
         with self.transaction():
             migrate(self.db)
+        # Reads have a connection and a lock of their own (in WAL mode a reader never waits for a writer):
+        # a request, or the grading loop, reading a row never waits behind another's commit and its fsync.
+        self._reader: Any = self.db if database else sqlite(folder / DATABASE, reader=True)
+        self._read_lock: Any = self.lock if database else threading.Lock()
 
     @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
+    def transaction(self, durable: bool = True) -> Iterator[sqlite3.Connection]:
+        """`durable=False`: a step of grading (a claim, a report stored) whose commit returns before it is
+        on disk. A server killed at any moment keeps it (it is in the operating system's hands); a power cut
+        may lose it, and the submission is then graded again after the restart: nothing is lost, and the
+        grading loop does not wait for the disk twice per submission."""
         with self.lock:
-            self.db.execute(self.db.begin)
+            self.db.begin(durable)
             try:
                 yield self.db
             except BaseException:
-                self.db.execute("ROLLBACK")
+                self.db.end(durable, commit=False)
                 raise
-            self.db.execute("COMMIT")
+            self.db.end(durable, commit=True)
+
+    def _read(self, sql: str, values: tuple[object, ...] = ()) -> list[Any]:
+        """Every row, fetched at once: a statement left unfinished would hold its snapshot of the database."""
+        with self._read_lock:
+            return list(self._reader.execute(sql, values).fetchall())
 
     def close(self) -> None:
-        with self.lock:
+        with self.lock, self._read_lock:
+            if self._reader is not self.db:
+                self._reader.close()
             self.db.close()
 
     # ------------------------------------------------------------ tokens
@@ -127,27 +152,50 @@ class State:
 
     def token(self, digest: str) -> tuple[str, str, bool] | None:
         """(stored digest, student, staff) of the token with this digest."""
-        with self.lock:
-            row = self.db.execute("SELECT digest, student, staff FROM tokens WHERE digest = ?", (digest,)).fetchone()
-        return (row[0], row[1], bool(row[2])) if row else None
+        rows = self._read("SELECT digest, student, staff FROM tokens WHERE digest = ?", (digest,))
+        return (rows[0][0], rows[0][1], bool(rows[0][2])) if rows else None
 
     def students(self) -> list[str]:
-        with self.lock:
-            rows = self.db.execute("SELECT DISTINCT student FROM tokens WHERE staff = 0 UNION "
-                                   "SELECT DISTINCT student FROM submissions ORDER BY 1").fetchall()
+        rows = self._read("SELECT DISTINCT student FROM tokens WHERE staff = 0 UNION "
+                          "SELECT DISTINCT student FROM submissions ORDER BY 1")
         return [row[0] for row in rows]
 
     # ------------------------------------------------------------ submissions
-    def store(self, student: str, exercise: str, sent_name: str, suffix: str, data: bytes, sha256: str) -> int:
-        """Write the hand-in, fsynced, then its row: the id. The file's name is the server's own."""
-        with self.transaction() as db:
-            number = int(db.execute(
-                "INSERT INTO submissions (student, exercise, file, sent_name, sha256, submitted_at, status) "
-                "VALUES (?, ?, '', ?, ?, ?, 'queued') RETURNING id",
-                (student, exercise, sent_name, sha256, time.time())).fetchone()[0])
-            relative = Path(UPLOADS) / str(number) / f"{exercise}{suffix}"
-            _write_durably(self.folder / relative, data)
-            db.execute("UPDATE submissions SET file = ? WHERE id = ?", (str(relative), number))
+    def receive(self, data: bytes, name: str) -> Path:
+        """The hand-in on disk, fsynced, in a folder of its own under uploads/ that `store` names after the
+        submission: the slow part of storing it (a journal commit per fsync), done before the lock is taken,
+        so that fifty uploads at once do not queue one behind the other's disk, and the grading loop behind them."""
+        folder = self.folder / UPLOADS / f"{INCOMING}{secrets.token_hex(8)}"
+        _write_durably(folder / name, data, parents=1)
+        return folder
+
+    def discard(self, incoming: Path) -> None:
+        """A received hand-in that is not stored after all (refused, or its row failed)."""
+        shutil.rmtree(incoming, ignore_errors=True)
+
+    def store(self, student: str, exercise: str, sent_name: str, suffix: str, data: bytes | Path, sha256: str) -> int:
+        """The hand-in (its bytes, or the folder `receive` wrote them to) and its row: the id. The file's
+        name is the server's own. The row is committed only once the file is on disk under that name."""
+        incoming = data if isinstance(data, Path) else self.receive(data, f"{exercise}{suffix}")
+        target = None
+        try:
+            with self.transaction() as db:
+                number = int(db.execute(
+                    "INSERT INTO submissions (student, exercise, file, sent_name, sha256, submitted_at, status) "
+                    "VALUES (?, ?, '', ?, ?, ?, 'queued') RETURNING id",
+                    (student, exercise, sent_name, sha256, time.time())).fetchone()[0])
+                relative = Path(UPLOADS) / str(number) / f"{exercise}{suffix}"
+                target = self.folder / relative.parent
+                if target.exists():  # left by a row never committed (a crash, a rollback): the id is ours now
+                    shutil.rmtree(target)
+                os.rename(incoming, target)
+                _fsync_folder(self.folder / UPLOADS)
+                db.execute("UPDATE submissions SET file = ? WHERE id = ?", (str(relative), number))
+        except BaseException:
+            self.discard(incoming)
+            if target is not None and not incoming.exists():
+                self.discard(target)  # renamed, then rolled back
+            raise
         return number
 
     def get(self, number: int) -> Submission | None:
@@ -168,13 +216,11 @@ class State:
         return self._select(f"{where} ORDER BY id", tuple(values))
 
     def _select(self, tail: str, values: tuple[object, ...]) -> list[Submission]:
-        with self.lock:
-            rows = self.db.execute(f"SELECT {_COLUMNS} FROM submissions {tail}", values).fetchall()
+        rows = self._read(f"SELECT {_COLUMNS} FROM submissions {tail}", values)
         return [Submission(*row[:10], pickle.loads(row[10]) if row[10] else None, *row[11:]) for row in rows]
 
     def counts(self) -> dict[str, int]:
-        with self.lock:
-            rows = self.db.execute("SELECT status, COUNT(*) FROM submissions GROUP BY status").fetchall()
+        rows = self._read("SELECT status, COUNT(*) FROM submissions GROUP BY status")
         return {status: 0 for status in STATUSES} | dict(rows)
 
     def path_of(self, submission: Submission) -> Path:
@@ -183,7 +229,15 @@ class State:
     # ------------------------------------------------------------ the queue
     def recover(self, retries: int) -> list[int]:
         """After a restart: a submission left `running` was being graded when the server died; it goes back
-        to the queue while it has tries left, else it is an error. The ids put back."""
+        to the queue while it has tries left, else it is an error. The ids put back. A hand-in received
+        but never stored (the server died between the two) is removed once it is an hour old: another
+        server sharing the folder may be storing a newer one now."""
+        for incoming in (self.folder / UPLOADS).glob(f"{INCOMING}*"):
+            try:
+                if incoming.stat().st_mtime < time.time() - 3600:
+                    self.discard(incoming)
+            except OSError:
+                pass  # gone already
         with self.transaction() as db:
             running = db.execute("SELECT id, attempts FROM submissions WHERE status = 'running' AND "
                                  "(claimed_by = ? OR claimed_by IS NULL)", (self.name,)).fetchall()
@@ -195,35 +249,41 @@ class State:
         return back
 
     def queued(self) -> list[int]:
-        with self.lock:
-            return [row[0] for row in self.db.execute("SELECT id FROM submissions WHERE status = 'queued' ORDER BY id")]
+        return [row[0] for row in self._read("SELECT id FROM submissions WHERE status = 'queued' ORDER BY id")]
 
     def twin(self, submission: Submission, exercise_digest: str) -> Report | None:
         """The report of another hand-in with the same bytes and form, graded under this version of the
         exercise: an identical submission needs no grading of its own."""
-        with self.lock:
-            rows = self.db.execute("SELECT file, report FROM submissions WHERE sha256 = ? AND exercise = ? AND "
-                                   "exercise_digest = ? AND status = 'done' AND id != ? ORDER BY id DESC LIMIT 8",
-                                   (submission.sha256, submission.exercise, exercise_digest, submission.id)).fetchall()
+        rows = self._read("SELECT file, report FROM submissions WHERE sha256 = ? AND exercise = ? AND "
+                          "exercise_digest = ? AND status = 'done' AND id != ? ORDER BY id DESC LIMIT 8",
+                          (submission.sha256, submission.exercise, exercise_digest, submission.id))
         suffix = Path(submission.file).suffix
         found = next((report for file, report in rows if Path(file).suffix == suffix), None)
         return pickle.loads(found) if found else None
 
     def start(self, number: int) -> bool:
         """Claim a queued submission for this server's workers; False when another server took it first."""
-        with self.transaction() as db:
+        with self.transaction(durable=False) as db:
             return db.execute("UPDATE submissions SET status = 'running', attempts = attempts + 1, claimed_by = ? "
                               "WHERE id = ? AND status = 'queued'", (self.name, number)).rowcount == 1
+
+    def unclaim(self, number: int) -> None:
+        """A claimed submission that no worker began (the server stopping): queued again, as it was."""
+        with self.transaction() as db:
+            db.execute("UPDATE submissions SET status = 'queued', attempts = attempts - 1 WHERE id = ? AND "
+                       "status = 'running' AND attempts > 0", (number,))
 
     def requeue(self, number: int) -> None:
         with self.transaction() as db:
             db.execute("UPDATE submissions SET status = 'queued' WHERE id = ?", (number,))
 
-    def finish(self, number: int, report: Report, exercise_digest: str, error: str | None = None) -> None:
-        with self.transaction() as db:
-            db.execute("UPDATE submissions SET status = ?, report = ?, exercise_digest = ?, error = ?, graded_at = ? "
-                       "WHERE id = ?", ("error" if error else "done", pickle.dumps(report), exercise_digest, error,
-                                        time.time(), number))
+    def finish(self, number: int, report: Report, exercise_digest: str, error: str | None = None,
+               seconds: float | None = None) -> None:
+        """`seconds`: how long the grading itself took (a worker's wall-clock time)."""
+        with self.transaction(durable=False) as db:
+            db.execute("UPDATE submissions SET status = ?, report = ?, exercise_digest = ?, error = ?, graded_at = ?, "
+                       "grading_seconds = ? WHERE id = ?", ("error" if error else "done", pickle.dumps(report),
+                                                            exercise_digest, error, time.time(), seconds, number))
 
     def regrade(self, numbers: list[int]) -> None:
         """Back to the queue, with a fresh count of tries; the old report stays until the new one replaces it."""
@@ -241,8 +301,7 @@ class State:
                         override.at))
 
     def overrides(self) -> dict[tuple[str, str], Override]:
-        with self.lock:
-            rows = self.db.execute("SELECT student, exercise, score, reason, staff_member, at FROM overrides").fetchall()
+        rows = self._read("SELECT student, exercise, score, reason, staff_member, at FROM overrides")
         return {(row[0], row[1]): Override(*row) for row in rows}
 
 
@@ -257,73 +316,8 @@ def migrate(db: Any) -> None:
     db.set_version(len(MIGRATIONS))
 
 
-class _SQLite(sqlite3.Connection):
-    begin = "BEGIN IMMEDIATE"
-
-    def version(self) -> int:
-        return int(self.execute("PRAGMA user_version").fetchone()[0])
-
-    def set_version(self, version: int) -> None:
-        self.execute(f"PRAGMA user_version = {int(version)}")
-
-
-def _sqlite(path: Path) -> _SQLite:
-    try:
-        db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, factory=_SQLite)
-        db.execute("PRAGMA journal_mode=WAL")
-    except sqlite3.Error as error:
-        raise UsageError(f"cannot open the server's database {path}: {error}") from None
-    db.execute("PRAGMA synchronous=FULL")  # a commit is on disk when it returns
-    db.execute("PRAGMA busy_timeout=10000")
-    return db
-
-
-class _Postgres:
-    """A PostgreSQL connection that takes the SQLite dialect the state is written in: ? placeholders,
-    SQLite's column types. Several servers may share it: migrations and claims are transactions."""
-
-    begin = "BEGIN"
-    _TYPES = (("INTEGER PRIMARY KEY AUTOINCREMENT", "BIGSERIAL PRIMARY KEY"), (" BLOB", " BYTEA"),
-              (" REAL", " DOUBLE PRECISION"))
-
-    def __init__(self, url: str) -> None:
-        try:
-            import psycopg
-        except ImportError:
-            raise UsageError("--database needs psycopg: pip install 'yaml-grader[postgres]'") from None
-        try:
-            self.connection = psycopg.connect(url, autocommit=True)
-        except psycopg.Error as error:
-            raise UsageError(f"cannot connect to the database {url.split('@')[-1]}: {error}") from None
-
-    def execute(self, sql: str, values: tuple[object, ...] = ()) -> Any:
-        return self.connection.execute(self._translated(sql), values)
-
-    def executemany(self, sql: str, rows: list[tuple[object, ...]]) -> None:
-        with self.connection.cursor() as cursor:
-            cursor.executemany(self._translated(sql), rows)
-
-    def _translated(self, sql: str) -> str:
-        for sqlite, postgres in self._TYPES:
-            sql = sql.replace(sqlite, postgres)
-        return sql.replace("%", "%%").replace("?", "%s")
-
-    def version(self) -> int:
-        self.execute("SELECT pg_advisory_xact_lock(2029)")  # one server migrates at a time
-        self.execute("CREATE TABLE IF NOT EXISTS grader_schema (version INTEGER NOT NULL)")
-        row = self.execute("SELECT version FROM grader_schema").fetchone()
-        return int(row[0]) if row else 0
-
-    def set_version(self, version: int) -> None:
-        self.execute("DELETE FROM grader_schema")
-        self.execute("INSERT INTO grader_schema VALUES (?)", (version,))
-
-    def close(self) -> None:
-        self.connection.close()
-
-
-def _write_durably(path: Path, data: bytes) -> None:
-    """The file and the folder entries that name it, on disk when this returns."""
+def _write_durably(path: Path, data: bytes, parents: int = 2) -> None:
+    """The file and the folder entries that name it (`parents` folders up), on disk when this returns."""
     path.parent.mkdir(mode=0o700)
     descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
@@ -333,9 +327,13 @@ def _write_durably(path: Path, data: bytes) -> None:
         os.fsync(descriptor)
     finally:
         os.close(descriptor)
-    for folder in (path.parent, path.parent.parent):
-        handle = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-        try:
-            os.fsync(handle)
-        finally:
-            os.close(handle)
+    for folder in (path.parent, path.parent.parent)[:parents]:
+        _fsync_folder(folder)
+
+
+def _fsync_folder(folder: Path) -> None:
+    handle = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(handle)
+    finally:
+        os.close(handle)

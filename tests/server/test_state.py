@@ -1,12 +1,16 @@
 """The server's state: an older database is migrated on start, keeping its rows; identical hand-ins are
-graded once, as in a batch."""
+graded once, as in a batch; a hand-in is written before its row, and nothing is left of one never stored."""
 
 from __future__ import annotations
 
+import hashlib
+import os
 import sqlite3
+import time
 from pathlib import Path
 
-from grader.server.state import DATABASE, MIGRATIONS, State
+from grader.model import Report
+from grader.server.state import DATABASE, INCOMING, MIGRATIONS, UPLOADS, State
 from tests.server.conftest import ADD, Served
 
 
@@ -45,3 +49,37 @@ def test_identical_hand_ins_are_graded_once(served: Served) -> None:
     assert attempts == {first["id"]: 1, second["id"]: 0}  # the second never went to a worker
     as_zip = served.submit(bob, "add", ADD, name="add.zip")  # the same bytes in another form: its own
     assert served.wait(bob, as_zip.body["id"])["report"]["verdict"] != "passed"
+
+
+def test_a_hand_in_is_received_then_stored_under_its_id_and_nothing_is_left_of_one_never_stored(
+        tmp_path: Path) -> None:
+    state = State(tmp_path)
+    data = ADD.encode()
+    incoming = state.receive(data, "add.py")
+    assert incoming.parent == tmp_path / UPLOADS and incoming.name.startswith(INCOMING)
+    assert (incoming / "add.py").read_bytes() == data
+    refused = state.receive(data, "add.py")
+    state.discard(refused)  # refused after all (the rate limit, counted again under the lock)
+    # A crash between a rename and its commit leaves a folder named after an id never committed: the next
+    # row takes that id, and the folder is replaced.
+    (tmp_path / UPLOADS / "1").mkdir()
+    (tmp_path / UPLOADS / "1" / "stale.py").write_text("left over")
+    number = state.store("alice", "add", "../add.py", ".py", incoming, hashlib.sha256(data).hexdigest())
+    assert number == 1
+    assert sorted(p.relative_to(tmp_path) for p in (tmp_path / UPLOADS).rglob("*")) == [
+        Path(UPLOADS) / "1", Path(UPLOADS) / "1" / "add.py"]
+    submission = state.get(number)
+    assert submission is not None and state.path_of(submission).read_bytes() == data
+    assert submission.grading_seconds is None
+    # A report is read back at once through the readers' own connection, with how long its grading took.
+    assert state.start(number)
+    state.finish(number, Report("add", "alice/add.py", ()), "digest", seconds=0.25)
+    graded = state.get(number)
+    assert graded is not None and (graded.status, graded.grading_seconds) == ("done", 0.25)
+    # A hand-in received by a server that died before storing it is removed on a restart, once it is old
+    # (a newer one may be another server's, sharing the folder, about to store it).
+    old, new = state.receive(data, "add.py"), state.receive(data, "add.py")
+    os.utime(old, (time.time() - 7200, time.time() - 7200))
+    state.recover(retries=1)
+    assert not old.exists() and new.exists()
+    state.close()

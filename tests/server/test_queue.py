@@ -1,0 +1,65 @@
+"""The grading loop is a perfect queue's: first come, first served, each submission to the first worker
+free. None is committed to a worker that is still grading another, so a quick hand-in never waits behind a
+looping one while another worker could take it; one made ready for the next worker free goes back to the
+queue, its try not counted, when the server stops first."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from grader.server.state import DATABASE
+from tests.server.conftest import ADD, Served
+
+# A loop that never ends, under a CPU limit long beside the quick hand-ins' whole grading.
+SPIN = """\
+title: Spin
+statement: Add, slowly.
+kind: function
+entry: add
+limits:
+  cpu: 5
+tests:
+  - name: add(5000, 1)
+    call: add(5000, 1)
+    expect: 5001
+"""
+LOOPING = "def add(a, b):\n    while a > 1000:\n        pass\n    return a + b\n"
+
+
+def running(served: Served, token: str, number: int) -> str:
+    status = served.call("GET", f"/api/submissions/{number}", token).body["status"]
+    if status == "queued":  # ?wait answers when it changes: once a worker has it
+        status = served.call("GET", f"/api/submissions/{number}?wait=30", token).body["status"]
+    return str(status)
+
+
+def test_quick_hand_ins_pass_a_looping_one_on_the_other_worker(served: Served) -> None:
+    (served.exercises / "spin.yaml").write_text(SPIN)
+    alice = served.token("alice", staff=True)  # staff: no rate limit to mind
+    served.start("--workers", "2")
+    sent = served.submit(alice, "spin", LOOPING)
+    assert sent.status == 202, sent.body
+    looping = sent.body["id"]
+    assert running(served, alice, looping) == "running"
+    # More at once than the workers: a loop that filled the workers' pipes would put one behind the looper.
+    quick = [served.submit(alice, "add", f"# {n}\n{ADD}").body["id"] for n in range(6)]
+    for number in quick:
+        assert served.wait(alice, number)["report"]["verdict"] == "passed"
+    assert served.call("GET", f"/api/submissions/{looping}", alice).body["status"] == "running"
+    assert "Traceback" not in served.errors.read_text()
+
+
+def test_a_stopped_server_puts_back_what_no_worker_began(served: Served) -> None:
+    (served.exercises / "spin.yaml").write_text(SPIN)
+    alice = served.token("alice", staff=True)
+    served.start("--workers", "1")
+    looping = served.submit(alice, "spin", LOOPING).body["id"]
+    assert running(served, alice, looping) == "running"
+    after = [served.submit(alice, "add", f"# {n}\n{ADD}").body["id"] for n in range(3)]
+    assert running(served, alice, after[0]) == "running"  # ready for the worker, which is still looping
+    served.stop()
+    with sqlite3.connect(served.state / DATABASE) as db:
+        rows = dict((number, (status, attempts)) for number, status, attempts in
+                    db.execute("SELECT id, status, attempts FROM submissions"))
+    assert rows[looping] == ("running", 1)  # begun: the restart's recovery decides
+    assert [rows[number] for number in after] == [("queued", 0)] * 3
