@@ -231,13 +231,9 @@ def stopped_summary(report: Report) -> Text:
 
 
 class TerminalReport(Output):
-    """`inputs`: each visible test's input (its call or stdin) by name, shown beside its failure."""
-
-    def __init__(self, width: int | None = None, color: bool | None = None,
-                 inputs: dict[str, str] | None = None) -> None:
+    def __init__(self, width: int | None = None, color: bool | None = None) -> None:
         self.width = width
         self.color = color
-        self.inputs = inputs or {}
 
     def render(self, report: Report, out: TextIO) -> None:
         console = Console(file=out, width=self.width, highlight=False, emoji=False,
@@ -262,7 +258,7 @@ class TerminalReport(Output):
             return
         for number, outcome in enumerate(report.outcomes, start=1):
             if outcome.verdict not in (Verdict.PASSED, Verdict.SKIPPED) and not outcome.hidden:
-                console.print(failure_panel(number, outcome, outcome.input or self.inputs.get(outcome.test)))
+                console.print(failure_panel(number, outcome, outcome.input))
         hidden = hidden_summary(report)
         if hidden is not None:
             console.print(hidden)

@@ -51,9 +51,7 @@ def submit(server: str, token: str, exercise: str, file: Path, format_: str, tim
 
         if found.get("late"):
             print(f"Submitted late: {found.get('late_penalty', 0):g} % off.")
-        renderer = output("terminal")
-        renderer.inputs = found.get("inputs") or {}  # type: ignore[attr-defined]
-        renderer.render(report, sys.stdout)
+        output("terminal").render(report, sys.stdout)
     return ExitCode.OK if report.verdict == Verdict.PASSED else ExitCode.TESTS_FAILED
 
 
@@ -63,7 +61,8 @@ def report_from_json(data: dict[str, Any]) -> Report:
         test=t["name"], verdict=Verdict(t["verdict"]), points=t["points"], max_points=t["max_points"],
         hidden=t["hidden"], big=t["big"], feedback=t["feedback"], details=t.get("details") or "",
         expected=t.get("expected"), actual=t.get("actual"), cpu_seconds=t["cpu_seconds"],
-        limit_seconds=t["limit_seconds"], description=t.get("description", ""), limit_source=t["limit_source"])
+        limit_seconds=t["limit_seconds"], description=t.get("description", ""), limit_source=t["limit_source"],
+        input=t.get("input"))
         for t in data["tests"])
     return Report(data["exercise"], data["submission"], outcomes, data["isolation"], data["visible_only"],
                   tuple(data["notes"]))

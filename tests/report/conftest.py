@@ -28,9 +28,9 @@ tests:
 """
 
 
-def render(report: Report, inputs: dict[str, str] | None = None) -> str:
+def render(report: Report) -> str:
     out = io.StringIO()
-    TerminalReport(width=WIDTH, color=False, inputs=inputs).render(report, out)
+    TerminalReport(width=WIDTH, color=False).render(report, out)
     return out.getvalue()
 
 
