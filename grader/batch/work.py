@@ -89,7 +89,7 @@ def grade_job(job: Job, sandboxes: WorkerSandboxes | None = None) -> Graded:
     with _ONE_AT_A_TIME:
         started, before, own = time.monotonic(), sandbox_cpu(), _own_cpu()
         try:
-            backend = sandboxes.backend(job.exercise) if sandboxes is not None else None
+            backend = sandboxes.backend(job.exercise, job.text) if sandboxes is not None else None
             report = grade(job.exercise, Path(job.label), batch_request(job.label, job.private_paths),
                            handin=job.text, expected=job.expected, backend=backend)
         except Exception as error:  # noqa: BLE001 - a grader bug on one submission must not stop the class

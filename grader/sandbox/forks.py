@@ -27,8 +27,9 @@ from grader.sandbox.jail import Jail
 from grader.sandbox.process import ProcessBackend, ProcessSession
 
 SWITCH = "GRADER_FORK_SERVER"  # "off": every batch worker execs a sandbox per submission, as `grader check`
-# Imported by the server before it forks: the heavy ones, which write nothing at import. Not matplotlib:
-# its import makes a config and cache folder, which belongs in each submission's own /tmp.
+# What a server may import before it forks (those a hand-in imports: batch/sandboxes.py): the heavy ones,
+# which write nothing at import. Not matplotlib: its import makes a config and cache folder, which belongs
+# in each submission's own /tmp.
 PRELOADED = ("numpy", "pandas")
 _HERE = Path(__file__).resolve().parent
 _SOURCES = {"grader.sandbox.linux": _HERE / "linux.py", "grader.records": _HERE.parent / "records.py",
@@ -61,10 +62,11 @@ class ForkServer:
     again after it died."""
 
     def __init__(self, isolation: Isolation, site_packages: str | None = None,
-                 environ: dict[str, str] | None = None) -> None:
+                 environ: dict[str, str] | None = None, preload: tuple[str, ...] = ()) -> None:
         self.isolation = isolation
         self.site_packages = site_packages
         self.environ = dict(environ or {})
+        self.preload = preload  # imported before the first fork (of PRELOADED)
         self.pid = 0
         self.pidfd = -1
         self.control: socket.socket | None = None
@@ -111,7 +113,7 @@ class ForkServer:
         sources["fork_server"] = (_HERE / "fork_server.py").read_text()
         sources["harness"] = wire.HARNESS_BODY
         config = {"site_packages": self.site_packages, "environ": self.environ,
-                  "preload": PRELOADED if self.site_packages else ()}
+                  "preload": self.preload if self.site_packages else ()}
         ours.sendall(marshal.dumps((sources, config)))
 
     def fork(self, jail: Jail, requests_r: int, replies_w: int) -> int:
