@@ -16,7 +16,8 @@ wall = the whole `grader batch` command. Target: wall <= 1.5 x ideal, for both c
 server. 'sandbox CPU' is every sandboxed process's CPU, start-up included; 'sandbox/tests' is the share the
 starts add, which unlike wall time does not depend on what else the machine runs; 'workers CPU' is the
 workers' own share of each grading; 'machine CPU' is every core's busy time during the command, ours or
-another program's (above wall x cores, the machine was shared).
+another program's (near wall x cores: the machine was busy, and not only with us); 'own CPU/ideal' =
+(sandbox + workers CPU) / workers / ideal, the ratio a machine of our own would bound wall / ideal by.
 """
 
 from __future__ import annotations
@@ -51,6 +52,11 @@ class Run:
     worker_cpu: float  # the workers' own CPU for the gradings (checks, sandbox set-up and clean-up, results)
     machine_cpu: float  # every CPU of the machine busy during the command, whoever it served
     workers: int
+
+    @property
+    def bound(self) -> float:
+        """What wall / ideal would be with the cores to ourselves: the sandboxes' and workers' CPU per worker."""
+        return (self.sandbox_cpu + self.worker_cpu) / self.tests_cpu
 
     @property
     def ratio(self) -> float:
@@ -149,16 +155,16 @@ def main() -> None:
           f"{args.students} --data-students {args.data_students} --seed {args.seed}")
     print(f"{'class':<12} {'fork server':>11} {'gradings':>9} {'wall s':>8} {'tests CPU s':>12} {'ideal s':>8} "
           f"{'wall/ideal':>11} {'sandbox CPU s':>14} {'sandbox/tests':>14} {'workers CPU s':>14} "
-          f"{'machine CPU s':>14}")
+          f"{'machine CPU s':>14} {'own CPU/ideal':>14}")
     for (name, fork_server), run in results.items():
         print(f"{name:<12} {'on' if fork_server else 'off':>11} {run.gradings:>9} {run.wall:>8.1f} "
               f"{run.tests_cpu:>12.1f} {run.tests_cpu / run.workers:>8.1f} {run.ratio:>11.2f} "
               f"{run.sandbox_cpu:>14.1f} {run.sandbox_cpu / run.tests_cpu:>14.2f} {run.worker_cpu:>14.1f} "
-              f"{run.machine_cpu:>14.1f}")
+              f"{run.machine_cpu:>14.1f} {run.bound:>14.2f}")
     for name in classes:
         on, off = results[(name, True)], results[(name, False)]
         print(f"{name}: wall / ideal {on.ratio:.2f} with the fork server (target <= 1.5), {off.ratio:.2f} without; "
-              f"wall {off.wall / on.wall:.2f}x faster")
+              f"wall {off.wall / on.wall:.2f}x faster; own CPU / ideal {on.bound:.2f} against {off.bound:.2f}")
 
 
 if __name__ == "__main__":
