@@ -26,6 +26,7 @@ from grader.sandbox.isolation import Isolation, child_python, netns_fd
 from grader.sandbox.jail import Jail
 from grader.sandbox.process import ProcessBackend, ProcessSession
 
+MAX_FAILURES = 3  # servers started in a row that never forked (a broken interpreter): then none is tried
 SWITCH = "GRADER_FORK_SERVER"  # "off": every batch worker execs a sandbox per submission, as `grader check`
 # What a server may import before it forks (those a hand-in imports: batch/sandboxes.py): the heavy ones,
 # which write nothing at import. Not matplotlib: its import makes a config and cache folder, which belongs
@@ -72,6 +73,7 @@ class ForkServer:
         self.control: socket.socket | None = None
         self.reaped_cpu = 0.0  # CPU of every child it reaped: the kernel counts it to the server, not to us
         self.starts = 0
+        self.failures = 0  # starts in a row that never forked a child: past MAX_FAILURES, none is tried
 
     def alive(self) -> bool:
         if self.pid == 0:
@@ -119,7 +121,10 @@ class ForkServer:
     def fork(self, jail: Jail, requests_r: int, replies_w: int) -> int:
         """The pid of a new child in the jail, serving the harness on these pipe ends; OSError without one."""
         for attempt in (1, 2):  # a server found dead is replaced once
+            if self.failures >= MAX_FAILURES:  # it cannot start here: every sandbox is exec'd instead
+                raise OSError("the fork server does not start")
             if not self.alive():
+                self.failures += 1
                 self.start()
             try:
                 assert self.control is not None
@@ -132,6 +137,7 @@ class ForkServer:
                     raise
                 continue
             if isinstance(pid, int) and pid > 0:
+                self.failures = 0
                 return pid
             raise OSError("the fork server could not fork")
         raise OSError("no fork server")
