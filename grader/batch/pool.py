@@ -52,7 +52,9 @@ class LocalPool:
         self.cores = cores_for(workers)
 
     def describe(self) -> str:
-        return f"{self.size} local worker process{'es' if self.size != 1 else ''}"
+        from grader.batch.sandboxes import describe
+
+        return f"{self.size} local worker process{'es' if self.size != 1 else ''}, {describe()}"
 
     def results(self, jobs: list[Job]) -> Iterator[Graded]:
         """Every job's grading, in the order they finish."""

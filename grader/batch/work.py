@@ -11,11 +11,15 @@ import threading
 import time
 import traceback
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from grader.grading import GradingRequest, Pace, Reader, grade
 from grader.handins.base import Handin
 from grader.model import Exercise, Outcome, Report, Verdict
 from grader.records import record
+
+if TYPE_CHECKING:
+    from grader.batch.sandboxes import WorkerSandboxes
 
 
 @record
@@ -77,17 +81,22 @@ class Graded:
 _ONE_AT_A_TIME = threading.Lock()
 
 
-def grade_job(job: Job) -> Graded:
+def grade_job(job: Job, sandboxes: WorkerSandboxes | None = None) -> Graded:
+    """`sandboxes`: a local worker's (fork servers where they can be had); None: the default backend."""
+    def sandbox_cpu() -> float:
+        return _children_cpu() + (sandboxes.cpu_seconds() if sandboxes is not None else 0.0)
+
     with _ONE_AT_A_TIME:
-        started, before, own = time.monotonic(), _children_cpu(), _own_cpu()
+        started, before, own = time.monotonic(), sandbox_cpu(), _own_cpu()
         try:
+            backend = sandboxes.backend(job.exercise, job.text) if sandboxes is not None else None
             report = grade(job.exercise, Path(job.label), batch_request(job.label, job.private_paths),
-                           handin=job.text, expected=job.expected)
+                           handin=job.text, expected=job.expected, backend=backend)
         except Exception as error:  # noqa: BLE001 - a grader bug on one submission must not stop the class
             traceback.print_exc()  # to the worker's standard error, which is the batch's (or Dask's log)
             report = uniform_report(job.exercise, job.label, Verdict.GRADER_ERROR,
                                     f"internal error while grading: {type(error).__name__}: {error}")
-        return Graded(job.key, report, _children_cpu() - before, time.monotonic() - started, worker_name(),
+        return Graded(job.key, report, sandbox_cpu() - before, time.monotonic() - started, worker_name(),
                       _own_cpu() - own)
 
 

@@ -11,6 +11,7 @@ import signal
 import sys
 from multiprocessing.connection import Connection
 
+from grader.batch.sandboxes import WorkerSandboxes
 from grader.batch.work import grade_job
 from grader.sandbox import linux
 
@@ -22,14 +23,18 @@ def main(argv: list[str]) -> None:
     if os.getppid() != parent:
         return
     conn = Connection(fd)
-    while True:
-        try:
-            job = conn.recv()
-        except (EOFError, OSError):
-            return
-        if job is None:
-            return
-        conn.send(grade_job(job))
+    sandboxes = WorkerSandboxes()
+    try:
+        while True:
+            try:
+                job = conn.recv()
+            except (EOFError, OSError):
+                return
+            if job is None:
+                return
+            conn.send(grade_job(job, sandboxes))
+    finally:
+        sandboxes.close()
 
 
 if __name__ == "__main__":

@@ -103,6 +103,16 @@ def _environment_line() -> str:
             f"(read-only, the environments' packages)")
 
 
+def _fork_server_line(isolation: Isolation) -> str:
+    from grader.sandbox.forks import refusal
+
+    why = refusal(isolation)
+    if not why:
+        return ("Batch: each worker forks its sandboxes from a fork server (the interpreter, the harness and the "
+                "environment's numpy and pandas loaded once), every layer and limit as above")
+    return f"Batch: a sandbox started anew per submission, as `grader check` does (no fork server: {why})"
+
+
 def run_doctor(args: argparse.Namespace) -> ExitCode:
     from rich.console import Console
     from rich.table import Table
@@ -125,6 +135,7 @@ def run_doctor(args: argparse.Namespace) -> ExitCode:
                        f"{child_python()}.", style="dim"))
     console.print(Text(f"Reports will say: {isolation.describe()}", style="bold"))
     console.print(Text(_environment_line()))
+    console.print(Text(_fork_server_line(isolation)))
     threats = Table(header_style="bold", title="Threats (README's table) on this machine")
     for column in ("threat", "held here by", "open here"):
         threats.add_column(column)

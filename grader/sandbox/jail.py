@@ -1,5 +1,9 @@
 """The jail a sandbox's forked child enters before it becomes the harness: namespaces, a private /proc, /dev
-and /tmp, folders hidden, a dedicated uid, Landlock, rlimits, seccomp, then exec. Order matters (see comments)."""
+and /tmp, folders hidden, a dedicated uid, Landlock, rlimits, seccomp, then exec. Order matters (see comments).
+
+A fork server's child (forks.py) enters the same jail and runs the harness without the exec: the server
+runs this file's code in the sandbox's interpreter, so at run time it imports only the standard library,
+`linux` and `records` (the other names are for type checkers, or imported where only the grader runs)."""
 
 from __future__ import annotations
 
@@ -8,12 +12,14 @@ import json
 import os
 import resource
 import signal
+from typing import TYPE_CHECKING
 
-from grader.model import Limits
 from grader.records import record
 from grader.sandbox import linux
-from grader.sandbox.isolation import Isolation, netns_fd
-from grader.sandbox.wire import BOOTSTRAP
+
+if TYPE_CHECKING:
+    from grader.model import Limits
+    from grader.sandbox.isolation import Isolation
 
 # What a sandboxed interpreter may read when Landlock is on; everything else on disk is invisible.
 SYSTEM_READ_ONLY = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/etc/ld.so.cache", "/etc/localtime",
@@ -44,30 +50,43 @@ class Jail:
     nproc: int  # RLIMIT_NPROC
     sweep_uid: bool  # kill what a previous holder of the slot uid left running
     readable: tuple[str, ...] = ()  # folders outside the system ones it may read: the courses' environments
+    # A fork server's child: already in the network namespace (the server is), and it runs the harness in
+    # this process instead of exec'ing an interpreter.
+    in_place: bool = False
 
     def run(self, requests_r: int, replies_w: int) -> None:  # pragma: no cover - runs in the forked child
         """Enter the jail and exec the harness; a failure is reported on the reply pipe. Never returns."""
+        from grader.sandbox.wire import BOOTSTRAP
+
         try:
-            self._enter(requests_r, replies_w)
+            env = self.enter(requests_r, replies_w)
+            os.execve(self.python, [self.python, "-I", "-S", "-B", "-c", BOOTSTRAP], env)
         except BaseException as error:  # noqa: BLE001
-            message = str(error) if isinstance(error, _NotStarted) else f"sandbox set-up failed: {error}"
-            try:
-                data = json.dumps({"sandbox_error": message}).encode()
-                try:
-                    os.write(replies_w, len(data).to_bytes(4, "big") + data)
-                except OSError:  # closed once it was moved to fd 4 (the exec itself failed)
-                    os.write(4, len(data).to_bytes(4, "big") + data)
-            finally:
-                os._exit(127)
+            self.report_failure(error, replies_w)
         os._exit(127)
 
-    def _enter(self, requests_r: int, replies_w: int) -> None:  # pragma: no cover - runs in the forked child
+    def report_failure(self, error: BaseException, replies_w: int) -> None:  # pragma: no cover - in the child
+        """Why the jail could not be entered, as the load's reply; then the process ends."""
+        message = str(error) if isinstance(error, _NotStarted) else f"sandbox set-up failed: {error}"
+        try:
+            data = json.dumps({"sandbox_error": message}).encode()
+            try:
+                os.write(replies_w, len(data).to_bytes(4, "big") + data)
+            except OSError:  # closed once it was moved to fd 4 (the exec itself failed)
+                os.write(4, len(data).to_bytes(4, "big") + data)
+        finally:
+            os._exit(127)
+
+    def enter(self, requests_r: int, replies_w: int) -> dict[str, str]:  # pragma: no cover - in the child
+        """Every layer, in order, up to the exec: the environment the harness is to run with is returned."""
         iso, limits, python = self.isolation, self.limits, self.python
         os.setsid()
         linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)  # the sandbox dies with the grader
         linux.prctl(linux.PR_SET_NO_NEW_PRIVS, 1)  # no setuid program gives root back, whatever the layers
         linux.prctl(linux.PR_SET_CHILD_SUBREAPER, 1)  # kept across exec: the harness reaps escaped helpers
-        if iso.netns:
+        if iso.netns and not self.in_place:
+            from grader.sandbox.isolation import netns_fd
+
             linux.setns(netns_fd(), linux.CLONE_NEWNET)
         workdir = self.workdir
         if iso.mountns:  # before dropping root: mounting needs it
@@ -94,6 +113,10 @@ class Jail:
             os.dup2(source, target)
         os.closerange(5, 65536)
         _drop_privileges(iso)
+        if self.in_place:
+            # Changing uid made the process undumpable, which the exec would undo: its own /proc files
+            # (environ, fd) stay the submission's to read, as in a sandbox that exec'd.
+            linux.prctl(linux.PR_SET_DUMPABLE, 1)
         if iso.uid is not None:
             if self.sweep_uid:  # what a grader killed while it held this uid left running; before
                 try:  # Landlock, whose signal scope would spare it (kill(-1) spares us)
@@ -122,8 +145,7 @@ class Jail:
         os.chdir(workdir)
         if iso.seccomp:
             linux.install_seccomp_filter()  # last: it also forbids the mount and setns calls above
-        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "HOME": workdir}
-        os.execve(python, [python, "-I", "-S", "-B", "-c", BOOTSTRAP], env)
+        return {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "HOME": workdir}
 
 
 def _drop_privileges(iso: Isolation) -> None:  # pragma: no cover - runs in the forked child

@@ -48,14 +48,18 @@ class ProcessBackend:
         clear_also = list(reaping.WORLD_WRITABLE) if iso.uid is not None and not (iso.mountns or iso.landlock) else []
         if iso.mountns:
             clear_also.append(PRIVATE_SHM)  # its own /dev/shm: nothing one test leaves there reaches the next
-        session = ProcessSession({"sweep": iso.signals_confined, "clear_also": clear_also}, limits, iso,
-                                 tuple(str(p) for p in private_paths), cpu_ceiling or limits.cpu)
+        session = self._session({"sweep": iso.signals_confined, "clear_also": clear_also}, limits,
+                                tuple(str(p) for p in private_paths), cpu_ceiling or limits.cpu)
         try:
             session.launch()
         except BaseException:
             session.close()
             raise
         return session
+
+    def _session(self, setup: dict[str, object], limits: Limits, private_paths: tuple[str, ...],
+                 cpu_ceiling: float) -> ProcessSession:
+        return ProcessSession(setup, limits, self.isolation, private_paths, cpu_ceiling)
 
 
 class ProcessSession:
@@ -125,33 +129,45 @@ class ProcessSession:
             readable=readable_environments(),
         )
         self.children_before = set(reaping.children())
-        # Ctrl-C is held over the fork and comes right after it: Python runs imported modules' at-fork
-        # handlers (logging's) as the fork returns, and a KeyboardInterrupt raised in one is printed and
-        # dropped, which left `grader check --watch` running.
-        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-        try:
-            self.pid = os.fork()
-        except OSError:
-            signal.pthread_sigmask(signal.SIG_SETMASK, held)
-            os.close(requests_r)
-            os.close(replies_w)
-            raise
-        if self.pid == 0:  # pragma: no cover - runs in the child, reports failures on the reply pipe
-            signal.pthread_sigmask(signal.SIG_SETMASK, held)
-            jail.run(requests_r, replies_w)
-        os.close(requests_r)
-        os.close(replies_w)
-        signal.pthread_sigmask(signal.SIG_SETMASK, held)  # a Ctrl-C that came meanwhile is raised here
+        self.pid = self._spawn(jail, requests_r, replies_w)
         if uid is not None:
             _LIVE.opened(uid)
         self.pidfd = os.pidfd_open(self.pid)
-        wire.send(self.requests_w, wire.harness_frame())  # the harness starts, then waits for its set-up
         if self.group is not None:
             # Moving a process between v1 groups waits in the kernel for an RCU grace period, with the GIL
             # free: on a thread, while the child sets up its layers and starts Python, and the grader goes
             # on. `load` waits for it before it sends the submission: nothing of it starts outside the group.
             group, pid = self.group, self.pid
             self._admitting = in_background(lambda: self._admit(group, pid))
+
+    def _spawn(self, jail: Jail, requests_r: int, replies_w: int) -> int:
+        """Fork the child that enters the jail and execs the harness (sent first); the pipe ends are closed."""
+        # Ctrl-C is held over the fork and comes right after it: Python runs imported modules' at-fork
+        # handlers (logging's) as the fork returns, and a KeyboardInterrupt raised in one is printed and
+        # dropped, which left `grader check --watch` running.
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            pid = os.fork()
+        except OSError:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
+            os.close(requests_r)
+            os.close(replies_w)
+            raise
+        if pid == 0:  # pragma: no cover - runs in the child, reports failures on the reply pipe
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
+            jail.run(requests_r, replies_w)
+        os.close(requests_r)
+        os.close(replies_w)
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)  # a Ctrl-C that came meanwhile is raised here
+        wire.send(self.requests_w, wire.harness_frame())  # the harness starts, then waits for its set-up
+        return pid
+
+    def _wait_ended(self) -> None:
+        """Wait for the killed sandbox process to end, and reap it."""
+        try:
+            os.waitpid(self.pid, 0)  # blocks while the kills land, instead of polling the group for them
+        except ChildProcessError:
+            pass
 
     def _admit(self, group: ResourceGroup, pid: int) -> None:
         try:
@@ -250,10 +266,7 @@ class ProcessSession:
                 pass
         if self.group is not None:
             self.group.signal_members()
-        try:
-            os.waitpid(self.pid, 0)  # blocks while the kills land, instead of polling the group for them
-        except ChildProcessError:
-            pass
+        self._wait_ended()
         emptied = self.group is not None and self.group.kill()
         uid = self.isolation.uid
         # The uid-wide sweeps below would also kill (and empty the folder of) another sandbox of this process

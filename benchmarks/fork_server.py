@@ -1,0 +1,171 @@
+"""`grader batch` with and without the fork server (issue 28, "a batch pays each start once"), side by side in
+one run, for the N-Queens class (the bundled exercises) and for the data course (examples/data-course,
+numpy and pandas in every sandbox). Prints its figures and the command that made them.
+
+    .venv/bin/python benchmarks/fork_server.py [--workers 2] [--students 60] [--data-students 60] [--seed 1]
+
+The classes: benchmarks/batch.py's mix for the N-Queens exercises; for the data course every student hands
+in an accepted reference (a wrong one in one case out of six), each file made distinct by a comment. No
+slow references: their CPU is the tests' own and would only flatter the ratio. The data course's
+environment must be built (`grader env build --exercises examples/data-course/exercises`).
+
+tests' CPU = the sum of every test's own CPU as its report gives it (the grader's reading of the sandbox
+process while the test ran: the test's child and the harness serving it), in copies of the courses whose
+tests are all visible (a hidden test's CPU is reported in tenths of a second); ideal = tests' CPU / workers;
+wall = the whole `grader batch` command. Target: wall <= 1.5 x ideal, for both classes, with the fork
+server. 'sandbox CPU' is every sandboxed process's CPU, start-up included; 'sandbox/tests' is the share the
+starts add, which unlike wall time does not depend on what else the machine runs; 'workers CPU' is the
+workers' own share of each grading; 'machine CPU' is every core's busy time during the command, ours or
+another program's (near wall x cores: the machine was busy, and not only with us); 'own CPU/ideal' =
+(sandbox + workers CPU) / workers / ideal, the ratio a machine of our own would bound wall / ideal by.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from batch import make_class  # noqa: E402  (benchmarks/batch.py: the N-Queens class)
+
+DATA = ROOT / "examples" / "data-course"
+
+
+@dataclass(frozen=True)
+class Run:
+    wall: float
+    gradings: int
+    tests_cpu: float
+    sandbox_cpu: float
+    worker_cpu: float  # the workers' own CPU for the gradings (checks, sandbox set-up and clean-up, results)
+    machine_cpu: float  # every CPU of the machine busy during the command, whoever it served
+    workers: int
+
+    @property
+    def bound(self) -> float:
+        """What wall / ideal would be with the cores to ourselves: the sandboxes' and workers' CPU per worker."""
+        return (self.sandbox_cpu + self.worker_cpu) / self.tests_cpu
+
+    @property
+    def ratio(self) -> float:
+        return self.wall / (self.tests_cpu / self.workers)
+
+
+def make_data_class(folder: Path, students: int, seed: int) -> int:
+    rng = random.Random(seed)
+    files = 0
+    for exercise in sorted(p.stem for p in (DATA / "exercises").glob("*.yaml")):
+        accepted = sorted((DATA / "reference" / exercise / "accepted").glob("*"))
+        wrong = sorted((DATA / "reference" / exercise / "wrong_answer").glob("*"))
+        for number in range(students):
+            student = folder / f"student{number:03d}"
+            student.mkdir(parents=True, exist_ok=True)
+            source = rng.choice(wrong) if wrong and rng.random() < 1 / 6 else rng.choice(accepted)
+            (student / f"{exercise}.py").write_text(f"# {student.name}\n{source.read_text()}")
+            files += 1
+    return files
+
+
+def visible_copy(course: Path, folders: tuple[str, ...], into: Path) -> Path:
+    """The course copied with every test visible: a hidden test's CPU is reported rounded to 0.1 s (its
+    exact time could encode its input), and the tests' CPU is what the ratio divides by. Returns the copy's
+    exercises folder."""
+    for name in folders:
+        if (course / name).is_dir():
+            shutil.copytree(course / name, into / name)
+        elif (course / name).is_file():
+            shutil.copy(course / name, into / name)
+    for spec in (into / "exercises").glob("*.yaml"):
+        spec.write_text(spec.read_text().replace("hidden: true", "hidden: false"))
+    return into / "exercises"
+
+
+def warm(exercises: Path) -> None:
+    from grader.course import Course
+    from grader.expected import expected_values
+
+    for exercise in Course.at(exercises).load_all():
+        expected_values(exercise)
+
+
+def run_batch(folder: Path, exercises: Path, out: Path, workers: int, fork_server: bool) -> Run:
+    shutil.rmtree(out, ignore_errors=True)
+    env = {**os.environ, "GRADER_FORK_SERVER": "on" if fork_server else "off"}
+    started, busy = time.monotonic(), _machine_busy()
+    subprocess.run([sys.executable, "-m", "grader", "batch", str(folder), "--exercises", str(exercises), "--out",
+                    str(out), "--workers", str(workers)], check=True, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, cwd=ROOT, env=env)
+    wall, busy = time.monotonic() - started, _machine_busy() - busy
+    with sqlite3.connect(out / "results.sqlite") as db:
+        gradings, sandbox, own = db.execute(
+            "SELECT COUNT(*), SUM(cpu_seconds), SUM(grader_cpu_seconds) FROM gradings WHERE worker != '-'").fetchone()
+        tests = db.execute("SELECT SUM(cpu_seconds) FROM outcomes").fetchone()[0]
+    return Run(wall, gradings, tests or 0.0, sandbox or 0.0, own or 0.0, busy, workers)
+
+
+def _machine_busy() -> float:
+    """Seconds of CPU the whole machine spent busy so far: user, system, interrupts and steal, every core."""
+    with open("/proc/stat") as stat:
+        ticks = [int(x) for x in stat.readline().split()[1:]]
+    return (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--workers", type=int, default=len(os.sched_getaffinity(0)))
+    parser.add_argument("--students", type=int, default=60, help="students of the N-Queens class")
+    parser.add_argument("--data-students", type=int, default=60, help="students of the data course")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="grader-fork-bench-"))
+    os.environ["GRADER_CACHE"] = str(work / "cache")
+    courses = {"N-Queens": visible_copy(ROOT, ("exercises", "reference"), work / "n-queens-course"),
+               "data course": visible_copy(DATA, ("exercises", "reference", "grader-course.yaml",
+                                                  "requirements.txt"), work / "data-course")}
+    classes = {"N-Queens": (courses["N-Queens"], make_class, args.students),
+               "data course": (courses["data course"], make_data_class, args.data_students)}
+    results: dict[tuple[str, bool], Run] = {}
+    loads = []
+    try:
+        for name, (exercises, make, students) in classes.items():
+            folder = work / name.replace(" ", "-")
+            make(folder, students, args.seed)
+            warm(exercises)
+            for fork_server in (True, False):  # interleaved per class: the machine's load hits both alike
+                loads.append(os.getloadavg()[0])
+                results[(name, fork_server)] = run_batch(folder, exercises, work / f"out-{len(results)}",
+                                                         args.workers, fork_server)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"fork server benchmark: {args.workers} workers, {len(os.sched_getaffinity(0))} cores, load average "
+          f"before the runs {', '.join(f'{x:.2f}' for x in loads)}")
+    print(f"command: .venv/bin/python benchmarks/fork_server.py --workers {args.workers} --students "
+          f"{args.students} --data-students {args.data_students} --seed {args.seed}")
+    print(f"{'class':<12} {'fork server':>11} {'gradings':>9} {'wall s':>8} {'tests CPU s':>12} {'ideal s':>8} "
+          f"{'wall/ideal':>11} {'sandbox CPU s':>14} {'sandbox/tests':>14} {'workers CPU s':>14} "
+          f"{'machine CPU s':>14} {'own CPU/ideal':>14}")
+    for (name, fork_server), run in results.items():
+        print(f"{name:<12} {'on' if fork_server else 'off':>11} {run.gradings:>9} {run.wall:>8.1f} "
+              f"{run.tests_cpu:>12.1f} {run.tests_cpu / run.workers:>8.1f} {run.ratio:>11.2f} "
+              f"{run.sandbox_cpu:>14.1f} {run.sandbox_cpu / run.tests_cpu:>14.2f} {run.worker_cpu:>14.1f} "
+              f"{run.machine_cpu:>14.1f} {run.bound:>14.2f}")
+    for name in classes:
+        on, off = results[(name, True)], results[(name, False)]
+        print(f"{name}: wall / ideal {on.ratio:.2f} with the fork server (target <= 1.5), {off.ratio:.2f} without; "
+              f"wall {off.wall / on.wall:.2f}x faster; own CPU / ideal {on.bound:.2f} against {off.bound:.2f}")
+
+
+if __name__ == "__main__":
+    main()
