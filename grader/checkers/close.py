@@ -15,7 +15,7 @@ def close(expected: object, actual: object, rel: float = 1e-9, abs: float = 1e-1
           nan_equal: bool = False) -> CheckResult:
     """Equal within max(rel x |expected|, abs) for every number; an int is a number (3 == 3.0); a str,
     None or bool never passes for a number; containers must have the same type and shape."""
-    problem = _first_difference(expected, actual, "", rel, abs, nan_equal)
+    problem = _first_difference(expected, actual, (), rel, abs, nan_equal)
     if problem is None:
         return CheckResult(passed=True)
     return CheckResult(passed=False, feedback=problem)
@@ -58,9 +58,13 @@ def _size(off: Fraction) -> str:
         return f"about 2**{int(off).bit_length() - 1}"
 
 
-def _first_difference(expected: object, actual: object, where: str, rel: float, tolerance: float,
+def _first_difference(expected: object, actual: object, where: tuple[str, ...], rel: float, tolerance: float,
                       nan_equal: bool) -> str | None:
-    at = f" at {where}" if where else ""
+    """Where and how `actual` first differs from `expected` (None: nowhere); `where` is the path of
+    indexes down to here, written out only for a difference."""
+    if type(expected) in (int, float) and type(actual) in (int, float) and expected == actual:
+        return None  # the usual case, first: no Fraction for equal ints, no text for where it is
+    at = f" at {''.join(where)}" if where else ""
     if _is_number(expected):
         if not _is_number(actual):
             return f"expected a number{at}, got a {type_name(actual)}: {show(actual, 40)}"
@@ -76,7 +80,9 @@ def _first_difference(expected: object, actual: object, where: str, rel: float, 
         if len(expected) != len(actual):  # type: ignore[arg-type]
             return f"expected {len(expected)} items{at}, got {len(actual)}"  # type: ignore[arg-type]
         for index, (want, got) in enumerate(zip(expected, actual)):  # type: ignore[call-overload]
-            problem = _first_difference(want, got, f"{where}[{index}]", rel, tolerance, nan_equal)
+            if type(want) in (int, float) and type(got) in (int, float) and want == got:
+                continue  # as above, without the call
+            problem = _first_difference(want, got, (*where, f"[{index}]"), rel, tolerance, nan_equal)
             if problem:
                 return problem
         return None
@@ -84,7 +90,7 @@ def _first_difference(expected: object, actual: object, where: str, rel: float, 
         if set(expected) != set(actual):  # type: ignore[arg-type]
             return f"expected the keys {show(sorted(expected, key=repr), 40)}{at}, got {show(sorted(actual, key=repr), 40)}"  # type: ignore[arg-type]
         for key in expected:
-            problem = _first_difference(expected[key], actual[key], f"{where}[{key!r}]", rel, tolerance, nan_equal)  # type: ignore[index]
+            problem = _first_difference(expected[key], actual[key], (*where, f"[{key!r}]"), rel, tolerance, nan_equal)  # type: ignore[index]
             if problem:
                 return problem
         return None

@@ -192,9 +192,10 @@ class ProcessSession:
         frame = self._receive(wall_seconds, seq=None, started=self._launched_at)
         limit, margin = self.setup.get("load_cpu"), self.setup.get("margin", 1.0)
         if isinstance(limit, (int, float)) and isinstance(margin, (int, float)) and limit > 0:
-            # Our own reading decides: stopped by SIGPROF (or the backstop) past the limit, or loaded
-            # after all but far past it (it disarmed the timer), either way the load ran out of time.
-            stopped = frame.failure == "died" and frame.cpu_seconds >= limit
+            # Our own reading decides: stopped by SIGPROF (or the backstop) past half the limit (the timer
+            # counts sampled ticks, which run ahead of our exact reading under load: see replies.py), or
+            # loaded after all but far past it (it disarmed the timer): either way it ran out of time.
+            stopped = frame.failure == "died" and frame.cpu_seconds >= limit * 0.5
             if stopped or (not frame.failure and frame.cpu_seconds > limit * margin):
                 frame = replace(frame, data=None, failure="timeout")
         return frame
