@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import marshal
 import pickle
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -88,6 +89,71 @@ def _generated(reader: SpecReader, node: yaml.Node, where: str, source: Path) ->
     return Generated(source, function, tuple(sorted(args.items())))
 
 
+RAW_ITEMS = 1024  # a list of only floats (or only ints) this long, or any numpy array, goes as raw bytes
+_RAW_ARRAY_KINDS = "biufc"  # numpy dtypes sent as their bytes: numbers and booleans, never objects
+_raw: dict[int, tuple[str, str, tuple[int, ...], bytes] | None] = {}  # id(value) -> its raw form (values kept in _made)
+
+
+def given_request(test: Test) -> dict[str, object]:
+    """The harness request's part for the test's given names: small values in "given" (marshal), big lists of
+    numbers and numpy arrays as raw bytes in "attachments", named in "given_raw" (name, "list" or "array",
+    typecode or dtype, shape, index). A generated value's raw form is made once per process."""
+    plain: dict[str, object] = {}
+    raw: list[tuple[str, str, str, tuple[int, ...], int]] = []
+    attachments: list[bytes] = []
+    for name, value in given_values(test).items():
+        packed = raw_form(value)
+        if packed is None:
+            plain[name] = value
+            continue
+        form, code, shape, data = packed
+        raw.append((name, form, code, shape, len(attachments)))
+        attachments.append(data)
+    fields: dict[str, object] = {"given": plain}
+    if raw:
+        fields.update(given_raw=raw, attachments=attachments)
+    return fields
+
+
+def raw_form(value: object) -> tuple[str, str, tuple[int, ...], bytes] | None:
+    """(form, code, shape, bytes) of a value sent raw, or None for one sent as marshal data."""
+    key = id(value)
+    if key in _raw and _kept(value):
+        return _raw[key]
+    packed: tuple[str, str, tuple[int, ...], bytes] | None = None
+    if type(value) is list and len(value) >= RAW_ITEMS:
+        import array
+        import sys
+
+        kinds = set(map(type, value))
+        if kinds == {float} or kinds == {int}:
+            code = "d" if float in kinds else "q"
+            try:
+                numbers = array.array(code, value)
+            except OverflowError:  # an int past 64 bits: marshal takes it
+                numbers = None
+            if numbers is not None:
+                if sys.byteorder != "little":
+                    numbers.byteswap()
+                packed = ("list", code, (len(value),), numbers.tobytes())
+    elif _is_array(value):
+        little = value.astype(value.dtype.newbyteorder("<"), copy=False)  # type: ignore[attr-defined]
+        packed = ("array", little.dtype.str, tuple(value.shape), little.tobytes())  # type: ignore[attr-defined]
+    if _kept(value):
+        _raw[key] = packed
+    return packed
+
+
+def _kept(value: object) -> bool:
+    """Whether `value` is one of this process's generated values, which live as long as it (id stays valid)."""
+    return any(made is value for made, _ in _made.values())
+
+
+def _is_array(value: object) -> bool:
+    numpy = sys.modules.get("numpy")
+    return numpy is not None and type(value) is numpy.ndarray and value.dtype.kind in _RAW_ARRAY_KINDS
+
+
 def given_values(test: Test) -> dict[str, object]:
     """The test's given names and their values, generated ones made (or read from the cache)."""
     return {name: _made_value(value)[0] if isinstance(value, Generated) else value for name, value in test.given}
@@ -137,6 +203,12 @@ def _generate(generated: Generated, source: bytes) -> object:
         value = namespace[generated.generator](**dict(generated.args))  # type: ignore[operator]
     except Exception as error:  # noqa: BLE001 - the course's code failing is a grader error, said so
         raise GenerationError(f"{where} raised {type(error).__name__}: {error}") from None
+    if _is_array(value):  # sent as its raw bytes (given_request): numbers and booleans only
+        return value
+    numpy = sys.modules.get("numpy")
+    if numpy is not None and type(value) is numpy.ndarray:
+        raise GenerationError(f"{where} returned a numpy array of dtype {value.dtype}: the sandbox takes arrays "
+                              f"of numbers and booleans")
     try:
         marshal.dumps(value)  # how the sandbox gets it: plain data only
     except ValueError as error:
