@@ -5,8 +5,12 @@ plain ones: numbers from raw bytes (never objects), text, dates; anything else i
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from grader.model import Opaque
+
+if TYPE_CHECKING:
+    from grader.sandbox.wire import Binary
 
 # Raw bytes are read only as these kinds: an 'O' (object) dtype over raw bytes would be pointers.
 _RAW = re.compile(r"^[<|][biufc]\d{1,2}$")
@@ -34,9 +38,9 @@ def _pandas():  # type: ignore[no-untyped-def]
 MISSING_NUMPY = "numpy value (the grader needs numpy and pandas to compare it: pip install 'grader[data]')"
 
 
-def array(fields: object, blobs: memoryview | None = None) -> object:
+def array(fields: object, blobs: Binary | None = None) -> object:
     """An ndarray from [dtype, shape, payload]; a payload that is an int is the offset of its raw bytes in
-    the reply's binary part (`blobs`), viewed in place, never copied."""
+    the reply's binary part (`blobs`: each byte handed out once), viewed in place, never copied."""
     numpy = _numpy()
     if numpy is None:
         return Opaque(f"numpy.ndarray: {MISSING_NUMPY}")
@@ -56,9 +60,7 @@ def array(fields: object, blobs: memoryview | None = None) -> object:
         if not _RAW.match(dtype) or blobs is None:
             raise ValueError("raw bytes only for numbers, in the binary part")
         kind = numpy.dtype(dtype)
-        if payload < 0 or payload + count * kind.itemsize > len(blobs):
-            raise ValueError("an array's bytes past the binary part")
-        data = numpy.frombuffer(blobs, dtype=kind, count=count, offset=payload).reshape(shape)
+        data = numpy.frombuffer(blobs.take(payload, count * kind.itemsize), dtype=kind).reshape(shape)
         return data if kind.isnative else data.astype(kind.newbyteorder("="))
     if type(payload) is str:
         if not _RAW.match(dtype):
@@ -81,7 +83,7 @@ def array(fields: object, blobs: memoryview | None = None) -> object:
     return result.reshape(shape)
 
 
-def scalar(fields: object, blobs: memoryview | None = None) -> object:
+def scalar(fields: object, blobs: Binary | None = None) -> object:
     numpy = _numpy()
     if numpy is None:
         return Opaque(f"numpy scalar: {MISSING_NUMPY}")
@@ -93,7 +95,7 @@ def scalar(fields: object, blobs: memoryview | None = None) -> object:
     return numpy.array([item], dtype=numpy.dtype(dtype))[0]
 
 
-def index(fields: object, blobs: memoryview | None = None) -> object:
+def index(fields: object, blobs: Binary | None = None) -> object:
     pandas = _pandas()
     if pandas is None:
         return Opaque(f"pandas.Index: {MISSING_NUMPY}")
@@ -103,7 +105,7 @@ def index(fields: object, blobs: memoryview | None = None) -> object:
     return _typed(pandas.Index(items, name=_label(name), tupleize_cols=False), dtype)
 
 
-def series(fields: object, blobs: memoryview | None = None) -> object:
+def series(fields: object, blobs: Binary | None = None) -> object:
     pandas = _pandas()
     if pandas is None:
         return Opaque(f"pandas.Series: {MISSING_NUMPY}")
@@ -118,7 +120,7 @@ def series(fields: object, blobs: memoryview | None = None) -> object:
     return _typed(pandas.Series(data, index=labels, name=_label(name), copy=False), dtype)
 
 
-def frame(fields: object, blobs: memoryview | None = None) -> object:
+def frame(fields: object, blobs: Binary | None = None) -> object:
     pandas = _pandas()
     if pandas is None:
         return Opaque(f"pandas.DataFrame: {MISSING_NUMPY}")

@@ -252,10 +252,12 @@ def _readme(exercises: list[Exercise], written: list[tuple[str, int, int]],
     rows = "\n".join(f"| `{exercise_id}` | {titles[exercise_id]} | {visible} | {hidden} |"
                      for exercise_id, visible, hidden in written)
     first = "" if environment is None else f"""
-These exercises import {', '.join(environment.packages)} (pinned in `requirements.txt`). Build them once,
-in this folder, before the first check (a check never downloads; without it, it says how):
+These exercises import {', '.join(environment.packages)} (pinned in `requirements.txt`). Install the
+grader with its `data` extra (it compares arrays and frames with numpy and pandas of its own), then build
+the packages once, in this folder, before the first check (a check never downloads; without it, it says how):
 
 ```bash
+pip install 'yaml-grader[data]' -c requirements.txt
 {BUILD}
 ```
 """

@@ -1,7 +1,8 @@
 """`given`: names bound for a test's call or steps, as plain YAML values or made by a function of the
 course's generators.py. Generated in the grader once, kept in the cache folder by content (the generators'
-source, the function and its args), and sent to the sandbox as data; the expected-value cache key takes
-the data's digest. A hidden test's generated input is never shown: outcomes show no input at all."""
+source, the function and its args), and sent to the sandbox as data (a long list of numbers, or a numpy
+array, as its raw bytes: given_request); the expected-value cache key takes the data's digest. A hidden
+test's generated input is never shown: outcomes show no input at all."""
 
 from __future__ import annotations
 

@@ -86,6 +86,8 @@ def _quote(text: str) -> str:
 def workflow(exercises: list[Exercise], wheel: str, environment: bool = False) -> str:
     steps = "".join(_step(e) for e in exercises)
     build = ENVIRONMENT_STEPS if environment else ""
+    # With an environment the grader compares arrays and frames itself: its `data` extra, at the course's pins.
+    install = f'"{WHEELS}/{wheel}[data]" -c requirements.txt' if environment else f"{WHEELS}/{wheel}"
     env = "".join(f'          {e.id.upper()}_RESULTS: "${{{{ steps.{e.id}.outputs.result }}}}"\n' for e in exercises)
     return f"""# Written by `grader export --github-classroom`: GitHub Classroom autograding for this template repository.
 # Each exercise's step always hands the reporter a result (a missing file scores that exercise 0), and the
@@ -109,7 +111,7 @@ jobs:
         with:
           python-version: "{PYTHON}"
       - name: Install the grader
-        run: python -m pip install --disable-pip-version-check {WHEELS}/{wheel}
+        run: python -m pip install --disable-pip-version-check {install}
 {build}      - name: Sandbox layers
         run: grader doctor
         continue-on-error: true

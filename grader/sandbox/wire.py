@@ -142,10 +142,28 @@ def decode(data: bytes | bytearray, start: int = 0, attached: str = "") -> objec
             if isinstance(decoded, dict):
                 decoded[attached] = Attached(data, end + 1)  # type: ignore[arg-type]
             return decoded
-        hook = _untag if end < 0 else functools.partial(_untag_with, view[end + 1:])
+        hook = _untag if end < 0 else functools.partial(_untag_with, Binary(view[end + 1:]))
         return json.loads(bytes(text), object_hook=hook, parse_constant=_constant)
     except (ValueError, TypeError, RecursionError, MemoryError, UnicodeError, AttributeError, OverflowError):
         return None
+
+
+class Binary:
+    """A reply's binary part, handed out by (offset, size): each byte of it at most once, so that a forged
+    text naming the same million numbers a thousand times cannot make the grader build a thousand lists."""
+
+    __slots__ = ("view", "left")
+
+    def __init__(self, view: memoryview) -> None:
+        self.view = view
+        self.left = len(view)
+
+    def take(self, offset: int, size: int) -> memoryview:
+        if type(offset) is not int or type(size) is not int or offset < 0 or size < 0 or \
+                offset + size > len(self.view) or size > self.left:
+            raise ValueError("raw numbers past the reply's binary part")
+        self.left -= size
+        return self.view[offset:offset + size]
 
 
 HASH_SHARE = 16  # items of one set or dict that may share a hash: plain data hardly ever has two
@@ -186,7 +204,7 @@ def _opaque(name: object) -> Opaque:
 
 def _data(tag: str):  # type: ignore[no-untyped-def]
     """A numpy or pandas tag's reader (grader/data_values.py), imported at the first such value only."""
-    def read(fields: object, blobs: memoryview | None = None) -> object:
+    def read(fields: object, blobs: Binary | None = None) -> object:
         from grader.data_values import TAGS
 
         return TAGS[tag](fields, blobs)
@@ -195,17 +213,15 @@ def _data(tag: str):  # type: ignore[no-untyped-def]
 
 def _numbers(code: str):  # type: ignore[no-untyped-def]
     """A raw list of floats ("d") or ints ("q") read back: [offset, count] in the binary part."""
-    def read(fields: object, blobs: memoryview | None = None) -> list[object]:
+    def read(fields: object, blobs: Binary | None = None) -> list[object]:
         import array
 
         if blobs is None or type(fields) is not list or len(fields) != 2 or \
                 not all(type(n) is int and n >= 0 for n in fields):
             raise ValueError("a raw list is [offset, count] in the binary part")
         offset, count = fields
-        if offset + count * 8 > len(blobs):
-            raise ValueError("a raw list past the binary part")
         packed = array.array(code)
-        packed.frombytes(blobs[offset:offset + count * 8])
+        packed.frombytes(blobs.take(offset, count * 8))
         if sys.byteorder != "little":
             packed.byteswap()
         return packed.tolist()
@@ -221,7 +237,7 @@ def _untag(obj: dict[str, object]) -> object:
     return _untag_with(None, obj)
 
 
-def _untag_with(blobs: memoryview | None, obj: dict[str, object]) -> object:
+def _untag_with(blobs: Binary | None, obj: dict[str, object]) -> object:
     if len(obj) == 1:
         (key, inner), = obj.items()
         if key in _TAGS:

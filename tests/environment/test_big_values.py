@@ -85,6 +85,16 @@ def test_forged_offsets_are_unreadable(forged) -> None:
     assert wire.decode(data) is None
 
 
+def test_the_same_numbers_named_twice_are_unreadable() -> None:
+    """Each byte of the binary part is handed out once: a forged text cannot make the grader build the
+    same million-item list over and over."""
+    for tag in ({"$lf": [0, 2]}, {"$nd": ["<f8", [2], 0]}):
+        once = bytearray(json.dumps({"value": [tag]}).encode() + b"\0" + bytes(16))
+        assert wire.decode(once) is not None
+        twice = bytearray(json.dumps({"value": [tag, tag]}).encode() + b"\0" + bytes(16))
+        assert wire.decode(twice) is None
+
+
 def test_an_offset_without_a_binary_part_is_unreadable() -> None:
     assert wire.decode(json.dumps({"value": {"$nd": ["<f8", [1], 0]}}).encode()) is None
     assert wire.decode(json.dumps({"value": {"$lf": [0, 0]}}).encode()) is None

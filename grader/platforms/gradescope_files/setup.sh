@@ -41,7 +41,14 @@ echo "setup.sh: the grader runs on $("$PYTHON" -c 'import sys; print(sys.version
 chmod -R o= "$SOURCE"
 
 "$PYTHON" -m venv "$VENV"
-"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "$SOURCE"/dist/*.whl
+WHEEL="$(ls "$SOURCE"/dist/*.whl)"
+if [ -f "$SOURCE/grader-course.yaml" ] && [ -f "$SOURCE/requirements.txt" ]; then
+    # A course with an environment: the grader compares its arrays and frames with numpy and pandas of its
+    # own (the `data` extra), held to the course's pinned versions where it names them.
+    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "$WHEEL[data]" -c "$SOURCE/requirements.txt"
+else
+    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "$WHEEL"
+fi
 mkdir -p "$BIN"
 ln -sf "$VENV/bin/grader" "$BIN/grader"
 if [ -f "$SOURCE/grader-course.yaml" ] && [ -f "$SOURCE/requirements.txt" ]; then
