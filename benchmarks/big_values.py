@@ -18,7 +18,9 @@ build --exercises examples/data-course/exercises`) runs one test in the real san
   ratio        = share / bare. Issue 28's target: ratio <= 1.
   moving/bare  = (share - fixed) / bare: what the million numbers themselves cost, over the bare function.
 The given values come from a generator of the course (made once in the grader and cached, as in grading):
-`floats` returns a list of a million Python floats, `array` a numpy array of a million float64.
+`floats` returns a list of a million Python floats, `array` a numpy array of a million float64; with
+`+inside` the spec says `inside: true` and the sandbox makes the value itself for each test (the
+generator's own time is then part of the sandbox's CPU and of the share).
 """
 
 from __future__ import annotations
@@ -67,6 +69,9 @@ CASES = {
     "array out, small input": ("import numpy as np\ndef f(xs):\n    return np.arange(1_000_000, dtype=np.float64)\n",
                                "array:10"),
     "a list of a million out": ("def f(xs):\n    return [x * 2.0 for x in xs]\n", "floats"),
+    # `inside: true`: the sandbox runs the generator itself (its time is the test's): nothing is sent.
+    "numpy mean, array made inside": ("import numpy as np\ndef f(xs):\n    return float(np.mean(xs))\n",
+                                      "array+inside"),
 }
 BARE = """
 import sys, time
@@ -96,7 +101,8 @@ def course(folder: Path, source: str, generator: str, count: int) -> Course:
     (exercises / "big.yaml").write_text(
         "title: big\nkind: function\nentry: f\nstatement: x\nlimits: {cpu: 10, memory: 1024}\n"
         f"tests:\n  - name: big\n    call: f(xs)\n    expect: 0\n    given:\n"
-        f"      xs: {{generator: {generator}, args: {{count: {count}, seed: 7}}}}\n")
+        f"      xs: {{generator: {generator.removesuffix('+inside')}, args: {{count: {count}, seed: 7}}"
+        f"{', inside: true' if generator.endswith('+inside') else ''}}}\n")
     return Course.at(exercises)
 
 
@@ -120,7 +126,7 @@ def measure(name: str, source: str, generator: str, count: int, rounds: int) -> 
                 sandbox.append(group.cpu_seconds() - before if group is not None else result.cpu_seconds)
         bare = subprocess.run([str(environment.path / "bin" / "python"), "-c",
                                BARE.format(exercises=str(made.exercises_dir), source=source, rounds=rounds,
-                                           generator=generator, count=count)],
+                                           generator=generator.removesuffix("+inside"), count=count)],
                               capture_output=True, text=True, check=True)
         return statistics.median(sandbox), statistics.median(grader), float(bare.stdout)
 

@@ -133,7 +133,8 @@ def _test(exercise: Exercise, test: Test, expected: dict[str, object]) -> dict[s
             value = str(value).rstrip("\n")  # the output checker ignores trailing blank lines: "2 4", not "2 4\n"
         entry.update({"expect": str(value)} if text_compare else value_expect(value))
     if test.given:
-        entry["given"] = {name: {"generator": value.generator, "args": dict(value.args)}
+        entry["given"] = {name: {"generator": value.generator, "args": dict(value.args),
+                                 **({"inside": True} if value.inside else {})}
                           if isinstance(value, Generated) else value for name, value in test.given}
     for key in ("feedback", "description"):
         if getattr(test, key):

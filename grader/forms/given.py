@@ -33,6 +33,10 @@ class Generated:
     source: Path  # the generators.py file
     generator: str
     args: tuple[tuple[str, object], ...] = ()
+    inside: bool = False
+    """`inside: true`: made in the sandbox, from generators.py's source and the args, for each test that
+    names it (the reference's too), instead of made here and sent; the grader makes it only for a
+    checker that reads the call's arguments."""
 
 
 class GenerationError(Exception):
@@ -68,9 +72,18 @@ def read_given(reader: SpecReader, node: yaml.Node, where: str, spec_path: Path)
 
 
 def _generated(reader: SpecReader, node: yaml.Node, where: str, source: Path) -> Generated | None:
-    keys = reader.mapping(node, ("generator", "args"), where)  # type: ignore[attr-defined]
+    keys = reader.mapping(node, ("generator", "args", "inside"), where)  # type: ignore[attr-defined]
     function = reader.text(keys.get("generator"), "generator")
     args = reader.value(keys["args"]) if "args" in keys else {}  # type: ignore[attr-defined]
+    inside = reader.value(keys["inside"]) if "inside" in keys else False  # type: ignore[attr-defined]
+    if not isinstance(inside, bool):
+        reader.problem(keys["inside"], f"inside of {where} must be true or false")
+        return None
+    try:
+        marshal.dumps(args)  # the sandbox gets them when it makes the value itself
+    except ValueError:
+        reader.problem(keys.get("args", node), f"the args of {where} must be plain data")
+        return None
     if not isinstance(args, dict) or not all(isinstance(k, str) and k.isidentifier() for k in args):
         reader.problem(keys.get("args", node), f"the args of {where} must be a mapping of names to values")
         return None
@@ -87,7 +100,7 @@ def _generated(reader: SpecReader, node: yaml.Node, where: str, source: Path) ->
         known = f"; it defines {', '.join(sorted(defined))}" if defined else ""
         reader.problem(keys["generator"], f"{where}: {source.name} defines no function '{function}'{known}")
         return None
-    return Generated(source, function, tuple(sorted(args.items())))
+    return Generated(source, function, tuple(sorted(args.items())), inside)
 
 
 RAW_ITEMS = 1024  # a list of only floats (or only ints) this long, or any numpy array, goes as raw bytes
@@ -102,7 +115,12 @@ def given_request(test: Test) -> dict[str, object]:
     plain: dict[str, object] = {}
     raw: list[tuple[str, str, str, tuple[int, ...], int]] = []
     attachments: list[bytes] = []
-    for name, value in given_values(test).items():
+    made: list[tuple[str, str, str, dict[str, object]]] = []
+    for name, given in test.given:
+        if isinstance(given, Generated) and given.inside:  # made by the sandbox from the generators' source
+            made.append((name, _source_text(given), given.generator, dict(given.args)))
+            continue
+        value = _made_value(given)[0] if isinstance(given, Generated) else given
         packed = raw_form(value)
         if packed is None:
             plain[name] = value
@@ -113,7 +131,16 @@ def given_request(test: Test) -> dict[str, object]:
     fields: dict[str, object] = {"given": plain}
     if raw:
         fields.update(given_raw=raw, attachments=attachments)
+    if made:
+        fields["given_made"] = made
     return fields
+
+
+def _source_text(generated: Generated) -> str:
+    try:
+        return generated.source.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise GenerationError(f"cannot read {generated.source}: {error}") from None
 
 
 def raw_form(value: object) -> tuple[str, str, tuple[int, ...], bytes] | None:
@@ -164,25 +191,33 @@ def given_digest(test: Test) -> str:
     """A digest of the test's given data, for the expected-value cache key."""
     digest = key_hash()
     for name, value in test.given:
-        part = _made_value(value)[1] if isinstance(value, Generated) else repr(value)
+        if isinstance(value, Generated) and value.inside:  # its input is what the code and args make
+            part = "inside:" + _content_key(value)
+        else:
+            part = _made_value(value)[1] if isinstance(value, Generated) else repr(value)
         digest.update(f"{name}={part}".encode() + b"\0")
     return digest.hexdigest()
 
 
-def _made_value(generated: Generated) -> tuple[object, str]:
+def _content_key(generated: Generated) -> str:
+    """The generators' source, the function and its args, digested: what the value is made from."""
     try:
         source = generated.source.read_bytes()
     except OSError as error:
         raise GenerationError(f"cannot read {generated.source}: {error.strerror}") from None
     content = key_hash(source)
     content.update(repr((generated.generator, generated.args)).encode())
-    key = content.hexdigest()
+    return content.hexdigest()
+
+
+def _made_value(generated: Generated) -> tuple[object, str]:
+    key = _content_key(generated)
     if key in _made:
         return _made[key]
     path = cache_dir() / f"generated-{key}.pickle"
     data = _read_bytes(path)
     if data is None:
-        data = pickle.dumps(_generate(generated, source), protocol=pickle.HIGHEST_PROTOCOL)
+        data = pickle.dumps(_generate(generated, generated.source.read_bytes()), protocol=pickle.HIGHEST_PROTOCOL)
         keep(path, data)
     value = pickle.loads(data)  # the grader's own cache folder (0700), hidden from every sandbox
     _made[key] = (value, key_hash(data).hexdigest())

@@ -39,6 +39,12 @@ def given_scope(request):
             if numpy is None:
                 raise ImportError("a numpy array is given but the course's environment has no numpy")
             scope[name] = numpy.frombuffer(data, dtype=code).reshape(shape)
+    for name, source, function, args in request.get("given_made") or ():
+        # `inside: true`: the course's generator run here, with the real builtins (the instructor's code,
+        # not the submission's), from its source and args: the same input the reference's sandbox makes.
+        generators = {"__name__": "generators", "__file__": "generators.py", "__builtins__": builtins}
+        exec(compile(source, "generators.py", "exec", dont_inherit=True), generators)
+        scope[name] = generators[function](**args)
     return scope
 
 

@@ -212,3 +212,83 @@ def test_a_generator_returning_an_object_array_is_a_grader_error(data_environmen
     submission.write_text("def f(xs):\n    return 1\n")
     result = run_cli("check", "big", submission, "--format", "json", "--exercises", exercises)
     assert "numpy array of dtype object" in result.stdout + result.stderr
+
+
+INSIDE = """\
+title: inside
+kind: function
+entry: f
+statement: x
+limits: {cpu: 10, memory: 1024}
+checker: {name: allclose, args: {rtol: 1.0e-12}}
+tests:
+  - name: made in the sandbox
+    call: f(xs)
+    hidden: true
+    given:
+      xs: {generator: array, args: {count: 300000, seed: 5}, inside: true}
+  - name: a list made in the sandbox
+    call: g(ys)
+    checker: value
+    given:
+      ys: {generator: floats, args: {count: 3000, seed: 5}, inside: true}
+"""
+
+
+def test_an_input_made_inside_the_sandbox_is_the_one_the_reference_saw(data_environment, tmp_path: Path) -> None:
+    """`inside: true`: the generator runs in each sandbox from its source and seed (the reference's and the
+    submission's), never in the grader: the expected value is the reference's answer on the same input."""
+    (tmp_path / "grader-course.yaml").write_text(
+        f"environment:\n  requirements: {DATA_COURSE / 'requirements.txt'}\n")
+    exercises = tmp_path / "exercises"
+    exercises.mkdir()
+    (exercises / "generators.py").write_text(GENERATORS)
+    (exercises / "inside.yaml").write_text(INSIDE)
+    accepted = tmp_path / "reference" / "inside" / "accepted" / "in_place.py"
+    accepted.parent.mkdir(parents=True)
+    accepted.write_text(ACCEPTED)
+    cache = tmp_path / "cache"
+    env = {"GRADER_CACHE": str(cache)}
+    report = run_cli("check", "inside", accepted, "--all", "--format", "json", "--exercises", exercises, env=env).json()
+    assert report["verdict"] == "passed", report
+    assert not list(cache.glob("generated-*"))  # nothing generated in the grader
+    wrong = tmp_path / "wrong.py"
+    wrong.write_text(ACCEPTED.replace("xs * 2", "xs * 2.000001"))
+    report = run_cli("check", "inside", wrong, "--all", "--format", "json", "--exercises", exercises, env=env).json()
+    assert [t["verdict"] for t in report["tests"]] == ["wrong_answer", "passed"], report
+
+
+def test_a_generator_that_fails_inside_the_sandbox_is_a_grader_error(data_environment, tmp_path: Path) -> None:
+    (tmp_path / "grader-course.yaml").write_text(
+        f"environment:\n  requirements: {DATA_COURSE / 'requirements.txt'}\n")
+    exercises = tmp_path / "exercises"
+    exercises.mkdir()
+    (exercises / "generators.py").write_text(GENERATORS + "\n\ndef broken():\n    return 1 / 0\n")
+    (exercises / "inside.yaml").write_text(textwrap.dedent("""\
+        title: inside
+        kind: function
+        entry: f
+        statement: x
+        tests:
+          - name: broken
+            call: f(xs)
+            expect: 1
+            given:
+              xs: {generator: broken, inside: true}
+        """))
+    submission = tmp_path / "s.py"
+    submission.write_text("def f(xs):\n    return 1\n")
+    report = run_cli("check", "inside", submission, "--format", "json", "--exercises", exercises).json()
+    assert report["tests"][0]["verdict"] == "grader_error", report
+
+
+def test_inside_must_be_true_or_false(tmp_path: Path) -> None:
+    from grader.errors import SpecError
+    from grader.spec import load_exercise
+
+    (tmp_path / "generators.py").write_text(GENERATORS)
+    spec = tmp_path / "inside.yaml"
+    spec.write_text(INSIDE.replace("inside: true}\n  - name: a list", "inside: maybe}\n  - name: a list"))
+    message = "inside.yaml:12:70: inside of given 'xs' of test 'made in the sandbox' must be true or false"
+    with pytest.raises(SpecError, match=message):
+        load_exercise(spec)
