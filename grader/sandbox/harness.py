@@ -389,11 +389,11 @@ def serve(setup, code, namespace):
             os.close(fd)
         stdout, stdout_size = read_back(files[1], request["output"] + 1)
         stderr, _ = read_back(files[2], min(request["output"], 16384))
-        result_size = min(os.fstat(files[3]).st_size, RESULT_CAP)  # sent on as it is (see send)
+        result, attachment = result_of(files[3])
         clear(".")  # the next test starts from an empty folder too, and files cannot pile up across tests
         for folder in setup.get("clear_also", ()):
             remove_own_files(folder)
-        send({
+        reply = {
             "seq": request["seq"],
             "status": status,
             "cpu": usage.ru_utime + usage.ru_stime,
@@ -401,8 +401,27 @@ def serve(setup, code, namespace):
             "stdout": stdout,
             "stdout_size": stdout_size,
             "stderr": stderr,
-        }, (files[3], result_size))
+        }
+        if attachment is None:
+            reply["result"] = result
+            send(reply)
+        else:
+            send(reply, attachment)
         os.close(files[3])
+
+
+INLINE_RESULT = 1 << 16  # bytes: a result this small with no raw part goes inside the reply's text
+
+
+def result_of(fd):
+    """(text, None) for a small result of JSON text alone, sent inside the reply; else (None, (fd, size)):
+    a big one, or one with raw numbers, goes after the reply's text as it is (see send), never read here."""
+    size = min(os.fstat(fd).st_size, RESULT_CAP)
+    if size <= INLINE_RESULT:
+        data = os.pread(fd, size, 0)
+        if b"\0" not in data:
+            return data.decode("utf-8", "backslashreplace"), None
+    return None, (fd, size)
 
 
 def use_environment(setup):
