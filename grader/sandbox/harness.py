@@ -4,9 +4,9 @@ compiled on fd 3); imports nothing from grader.
 It loads the submission once, then forks one child per test, so every test starts from the state right
 after loading and nothing one test does leaks into the next. Requests arrive on fd 3 as marshal data
 (written by the grader, so trusted), big given numbers as raw bytes after it; replies leave on fd 4 as
-length-prefixed JSON text (a test's result after a NUL: its own JSON, then the raw numbers of its arrays)
-that the grader reads with json.loads: it never runs anything the sandbox sends, and a hostile reply costs it at most a
-bounded parse (Python literals cost ast.literal_eval minutes and gigabytes on a 12 MB frame). Values keep
+length-prefixed JSON text (a big test result after a NUL: its own JSON, then the raw numbers of its
+arrays) that the grader reads with json.loads: it never runs anything the sandbox sends, and a hostile
+reply costs it at most a bounded parse (Python literals cost ast.literal_eval minutes and gigabytes on a 12 MB frame). Values keep
 their types through one-key tags: {"$t": [...]} tuple, {"$s": [...]} set, {"$d": [[k, v], ...]} dict,
 {"$b": "latin-1 text"} bytes. Test children close both channels before any student code runs.
 The grader trusts none of this process: the submission may have rewritten it while it loaded.

@@ -6,6 +6,7 @@ offsets are unreadable, never a read past the reply."""
 from __future__ import annotations
 
 import json
+import os
 import textwrap
 from pathlib import Path
 
@@ -26,8 +27,14 @@ def harness():
 
 
 def _result(harness, value: object) -> object:
-    """`value` as a test child writes it (frame_parts), decoded as the grader decodes a result."""
-    data = bytearray(b"".join(bytes(memoryview(part).cast("B")) for part in harness["frame_parts"]({"value": value})))
+    """`value` as a test child writes it (frame_parts, write_parts into a memfd, as the child does), decoded
+    as the grader decodes a result."""
+    fd = os.memfd_create("result")
+    try:
+        harness["write_parts"](fd, harness["frame_parts"]({"value": value}))
+        data = bytearray(os.pread(fd, os.fstat(fd).st_size, 0))
+    finally:
+        os.close(fd)
     decoded = wire.decode(data)
     assert isinstance(decoded, dict), data[:200]
     return decoded["value"]
@@ -50,11 +57,16 @@ def test_an_array_result_travels_as_its_raw_bytes_after_the_text(harness) -> Non
     np.array([1 + 2j]),
     np.arange(6, dtype=">i8"),
     np.array([], dtype=np.float32),
-], ids=lambda v: str(v.dtype))
+    np.zeros((0, 3)),  # no bytes at all
+    np.zeros((2, 0, 2), dtype=np.int8),
+    np.array(2.5),  # no dimension
+], ids=lambda v: f"{v.dtype}{v.shape}")
 def test_arrays_of_every_raw_kind_come_back_equal(harness, value) -> None:
-    back = _result(harness, {"$t": 0, "a": value, "b": value[::-1].copy()})
+    flipped = value[::-1].copy() if value.ndim else value
+    back = _result(harness, {"$t": 0, "a": value, "b": flipped})
     np.testing.assert_array_equal(back["a"], value)
-    np.testing.assert_array_equal(back["b"], value[::-1])
+    np.testing.assert_array_equal(back["b"], flipped)
+    assert back["a"].shape == value.shape
     assert back["a"].dtype == value.dtype.newbyteorder("=")
 
 
