@@ -155,6 +155,8 @@ def _depth(value: object) -> int:
     """How deeply `value` nests (a scalar is 0), level by level without recursion; stops past VALUE_DEPTH."""
     depth, level = 0, [value]
     while depth <= VALUE_DEPTH:
+        if _NESTING.isdisjoint(set(map(type, level))):  # a flat level (a million floats): no comprehension over it
+            return depth
         containers = [item for item in level if type(item) in _NESTING]
         if not containers:
             return depth
