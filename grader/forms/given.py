@@ -79,13 +79,13 @@ def _generated(reader: SpecReader, node: yaml.Node, where: str, source: Path) ->
     if not isinstance(inside, bool):
         reader.problem(keys["inside"], f"inside of {where} must be true or false")
         return None
+    if not isinstance(args, dict) or not all(isinstance(k, str) and k.isidentifier() for k in args):
+        reader.problem(keys.get("args", node), f"the args of {where} must be a mapping of names to values")
+        return None
     try:
         marshal.dumps(args)  # the sandbox gets them when it makes the value itself
     except ValueError:
         reader.problem(keys.get("args", node), f"the args of {where} must be plain data")
-        return None
-    if not isinstance(args, dict) or not all(isinstance(k, str) and k.isidentifier() for k in args):
-        reader.problem(keys.get("args", node), f"the args of {where} must be a mapping of names to values")
         return None
     if not source.is_file():
         reader.problem(keys["generator"], f"{where} names generator '{function}' but there is no {source}")
@@ -151,7 +151,6 @@ def raw_form(value: object) -> tuple[str, str, tuple[int, ...], bytes] | None:
     packed: tuple[str, str, tuple[int, ...], bytes] | None = None
     if type(value) is list and len(value) >= RAW_ITEMS:
         import array
-        import sys
 
         kinds = set(map(type, value))
         if kinds == {float} or kinds == {int}:
@@ -242,9 +241,9 @@ def _generate(generated: Generated, source: bytes) -> object:
     if _is_array(value):  # sent as its raw bytes (given_request): numbers and booleans only
         return value
     numpy = sys.modules.get("numpy")
-    if numpy is not None and type(value) is numpy.ndarray:
-        raise GenerationError(f"{where} returned a numpy array of dtype {value.dtype}: the sandbox takes arrays "
-                              f"of numbers and booleans")
+    if numpy is not None and isinstance(value, numpy.ndarray):  # marshal would send a subclass's bytes
+        raise GenerationError(f"{where} returned a {type(value).__name__} of dtype {value.dtype}: the sandbox "
+                              f"takes numpy arrays (numpy.ndarray itself) of numbers and booleans")
     try:
         marshal.dumps(value)  # how the sandbox gets it: plain data only
     except ValueError as error:

@@ -223,7 +223,7 @@ def test_a_generator_returning_an_object_array_is_a_grader_error(data_environmen
     submission = tmp_path / "s.py"
     submission.write_text("def f(xs):\n    return 1\n")
     result = run_cli("check", "big", submission, "--format", "json", "--exercises", exercises)
-    assert "numpy array of dtype object" in result.stdout + result.stderr
+    assert "returned a ndarray of dtype object" in result.stdout + result.stderr
 
 
 INSIDE = """\
