@@ -5,12 +5,22 @@ the bare function on the same data. Prints its figures and the command that prod
 
 For each case a temporary course (with the data course's environment, which must be built: `grader env
 build --exercises examples/data-course/exercises`) runs one test in the real sandbox, every layer on:
-  sandbox CPU  = the test's CPU as the grader measures it (the whole sandbox: the request read, the fork,
-                 the call, the answer written back);
+  sandbox CPU  = the test's CPU as the sandbox's cgroup counts it, in ns (every process of the sandbox:
+                 the request read, the fork, the given values built, the call, the answer written back; the
+                 grader's own reading is the larger of that and /proc's 10 ms ticks), the median of --rounds;
   grader CPU   = this process's own CPU for `SubmissionRun.run` (sending the request, reading and decoding
                  the reply), the checker excluded;
-  bare         = the same function on the same data in the environment's interpreter, nothing else.
-grader's share = sandbox CPU + grader CPU - bare; the target is a share <= bare (ratio <= 1).
+  bare         = the same function on the same data in the environment's interpreter, nothing else (the
+                 data made beforehand and already used once: a warm process).
+  share        = sandbox CPU + grader CPU - bare: everything the grader adds to the function's own work,
+                 the fixed cost of any test included ("fixed": the share of a test whose function returns
+                 0.0 for a 10-item input, numpy imported: the fork, the request, the reply).
+  ratio        = share / bare. Issue 28's target: ratio <= 1.
+  moving/bare  = (share - fixed) / bare: what the million numbers themselves cost, over the bare function.
+The given values come from a generator of the course (made once in the grader and cached, as in grading):
+`floats` returns a list of a million Python floats, `array` a numpy array of a million float64; with
+`+inside` the spec says `inside: true` and the sandbox makes the value itself for each test (the
+generator's own time is then part of the sandbox's CPU and of the share).
 """
 
 from __future__ import annotations
@@ -35,25 +45,39 @@ from grader.running import SubmissionRun  # noqa: E402
 GENERATORS = '''
 import random
 
+import numpy as np
+
 
 def floats(count, seed):
     rng = random.Random(seed)
     return [rng.uniform(-1000.0, 1000.0) for _ in range(count)]
+
+
+def array(count, seed):
+    return np.random.default_rng(seed).uniform(-1000.0, 1000.0, count)
 '''
+ZSCORES = "import numpy as np\ndef f(xs):\n    x = np.asarray(xs)\n    return (x - x.mean()) / x.std()\n"
 CASES = {
-    # name: (source, call, what the bare run does with xs)
-    "mean of a list (stdlib)": ("def f(xs):\n    return sum(xs) / len(xs)\n", "f(xs)"),
-    "numpy mean of a list": ("import numpy as np\ndef f(xs):\n    return float(np.mean(xs))\n", "f(xs)"),
-    "zscores: list in, array out": ("import numpy as np\ndef f(xs):\n    x = np.asarray(xs)\n"
-                                    "    return (x - x.mean()) / x.std()\n", "f(xs)"),
+    # name: (source, the generator of xs)
+    "mean of a list (stdlib)": ("def f(xs):\n    return sum(xs) / len(xs)\n", "floats"),
+    "numpy mean of a list": ("import numpy as np\ndef f(xs):\n    return float(np.mean(xs))\n", "floats"),
+    "zscores: list in, array out": (ZSCORES, "floats"),
     "array of a million out": ("import numpy as np\ndef f(xs):\n    return np.arange(1_000_000, dtype=np.float64)\n",
-                               "f(xs)"),
+                               "floats"),
+    "numpy mean of an array": ("import numpy as np\ndef f(xs):\n    return float(np.mean(xs))\n", "array"),
+    "zscores: array in, array out": (ZSCORES, "array"),
+    "array out, small input": ("import numpy as np\ndef f(xs):\n    return np.arange(1_000_000, dtype=np.float64)\n",
+                               "array:10"),
+    "a list of a million out": ("def f(xs):\n    return [x * 2.0 for x in xs]\n", "floats"),
+    # `inside: true`: the sandbox runs the generator itself (its time is the test's): nothing is sent.
+    "numpy mean, array made inside": ("import numpy as np\ndef f(xs):\n    return float(np.mean(xs))\n",
+                                      "array+inside"),
 }
 BARE = """
 import sys, time
 sys.path.insert(0, {exercises!r})
 import generators
-xs = generators.floats(1_000_000, 7)
+xs = generators.{generator}({count}, 7)
 namespace = {{}}
 exec({source!r}, namespace)
 f = namespace["f"]
@@ -68,7 +92,7 @@ print(times[len(times) // 2])
 """
 
 
-def course(folder: Path, source: str, call: str) -> Course:
+def course(folder: Path, source: str, generator: str, count: int) -> Course:
     exercises = folder / "exercises"
     exercises.mkdir(parents=True)
     (folder / "grader-course.yaml").write_text(
@@ -76,15 +100,15 @@ def course(folder: Path, source: str, call: str) -> Course:
     (exercises / "generators.py").write_text(GENERATORS)
     (exercises / "big.yaml").write_text(
         "title: big\nkind: function\nentry: f\nstatement: x\nlimits: {cpu: 10, memory: 1024}\n"
-        f"tests:\n  - name: big\n    call: {call}\n    expect: 0\n    given:\n"
-        "      xs: {generator: floats, args: {count: 1000000, seed: 7}}\n")
-    (folder / "submission.py").write_text(source)
+        f"tests:\n  - name: big\n    call: f(xs)\n    expect: 0\n    given:\n"
+        f"      xs: {{generator: {generator.removesuffix('+inside')}, args: {{count: {count}, seed: 7}}"
+        f"{', inside: true' if generator.endswith('+inside') else ''}}}\n")
     return Course.at(exercises)
 
 
-def measure(name: str, source: str, call: str, rounds: int) -> tuple[float, float, float]:
+def measure(name: str, source: str, generator: str, count: int, rounds: int) -> tuple[float, float, float]:
     with tempfile.TemporaryDirectory() as scratch:
-        made = course(Path(scratch), source, call)
+        made = course(Path(scratch), source, generator, count)
         environment = environment_of_course(made.exercises_dir)
         assert environment is not None and environment.built, "build the data course's environment first"
         exercise = made.load("big")
@@ -92,14 +116,17 @@ def measure(name: str, source: str, call: str, rounds: int) -> tuple[float, floa
         sandbox, grader = [], []
         with SubmissionRun(exercise, source) as run:
             run.run(test)  # loaded, warm
+            group = getattr(run.session, "group", None)  # the sandbox's cgroup: its CPU in ns, not ticks
             for _ in range(rounds):
+                before = group.cpu_seconds() if group is not None else 0.0
                 started = time.process_time()
                 result = run.run(test)
                 grader.append(time.process_time() - started)
                 assert not result.sandbox_error and result.has_value, (name, result)
-                sandbox.append(result.cpu_seconds)
+                sandbox.append(group.cpu_seconds() - before if group is not None else result.cpu_seconds)
         bare = subprocess.run([str(environment.path / "bin" / "python"), "-c",
-                               BARE.format(exercises=str(made.exercises_dir), source=source, rounds=rounds)],
+                               BARE.format(exercises=str(made.exercises_dir), source=source, rounds=rounds,
+                                           generator=generator.removesuffix("+inside"), count=count)],
                               capture_output=True, text=True, check=True)
         return statistics.median(sandbox), statistics.median(grader), float(bare.stdout)
 
@@ -110,12 +137,17 @@ def main() -> None:
     args = parser.parse_args()
     print(f"python benchmarks/big_values.py --rounds {args.rounds}  ({platform.node()}, "
           f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())})")
-    print(f"{'case':32} {'sandbox':>9} {'grader':>9} {'bare':>9} {'share':>9} {'share/bare':>10}")
-    for name, (source, call) in CASES.items():
-        sandbox, grader, bare = measure(name, source, call, args.rounds)
+    print(f"{'case':30} {'sandbox':>8} {'grader':>8} {'bare':>8} {'share':>8} {'fixed':>8} {'ratio':>8} "
+          f"{'moving/bare':>11}")
+    small = measure("fixed", "import numpy as np\ndef f(xs):\n    return 0.0\n", "array", 10, args.rounds)
+    fixed = small[0] + small[1] - small[2]
+    for name, (source, given) in CASES.items():
+        generator, _, size = given.partition(":")
+        count = int(size or 1_000_000)
+        sandbox, grader, bare = measure(name, source, generator, count, args.rounds)
         share = sandbox + grader - bare
-        print(f"{name:32} {sandbox:9.3f} {grader:9.3f} {bare:9.3f} {share:9.3f} {share / bare if bare else 0:10.2f}")
-
+        print(f"{name:30} {sandbox:8.4f} {grader:8.4f} {bare:8.4f} {share:8.4f} {fixed:8.4f} "
+              f"{share / bare if bare else 0:8.2f} {(share - fixed) / bare if bare else 0:11.2f}")
 
 if __name__ == "__main__":
     main()

@@ -5,8 +5,12 @@ plain ones: numbers from raw bytes (never objects), text, dates; anything else i
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from grader.model import Opaque
+
+if TYPE_CHECKING:
+    from grader.sandbox.wire import Binary
 
 # Raw bytes are read only as these kinds: an 'O' (object) dtype over raw bytes would be pointers.
 _RAW = re.compile(r"^[<|][biufc]\d{1,2}$")
@@ -34,8 +38,9 @@ def _pandas():  # type: ignore[no-untyped-def]
 MISSING_NUMPY = "numpy value (the grader needs numpy and pandas to compare it: pip install 'grader[data]')"
 
 
-def array(fields: object) -> object:
-    """An ndarray from [dtype, shape, payload]."""
+def array(fields: object, blobs: Binary | None = None) -> object:
+    """An ndarray from [dtype, shape, payload]; a payload that is an int is the offset of its raw bytes in
+    the reply's binary part (`blobs`: each byte handed out once), viewed in place, never copied."""
     numpy = _numpy()
     if numpy is None:
         return Opaque(f"numpy.ndarray: {MISSING_NUMPY}")
@@ -51,6 +56,12 @@ def array(fields: object) -> object:
         raise ValueError("an array too large")
     if type(dtype) is not str:
         raise ValueError("an array's dtype is a str")
+    if type(payload) is int:
+        if not _RAW.match(dtype) or blobs is None:
+            raise ValueError("raw bytes only for numbers, in the binary part")
+        kind = numpy.dtype(dtype)
+        data = numpy.frombuffer(blobs.take(payload, count * kind.itemsize), dtype=kind).reshape(shape)
+        return data if kind.isnative else data.astype(kind.newbyteorder("="))
     if type(payload) is str:
         if not _RAW.match(dtype):
             raise ValueError("raw bytes only for numbers")
@@ -72,7 +83,7 @@ def array(fields: object) -> object:
     return result.reshape(shape)
 
 
-def scalar(fields: object) -> object:
+def scalar(fields: object, blobs: Binary | None = None) -> object:
     numpy = _numpy()
     if numpy is None:
         return Opaque(f"numpy scalar: {MISSING_NUMPY}")
@@ -84,7 +95,7 @@ def scalar(fields: object) -> object:
     return numpy.array([item], dtype=numpy.dtype(dtype))[0]
 
 
-def index(fields: object) -> object:
+def index(fields: object, blobs: Binary | None = None) -> object:
     pandas = _pandas()
     if pandas is None:
         return Opaque(f"pandas.Index: {MISSING_NUMPY}")
@@ -94,7 +105,7 @@ def index(fields: object) -> object:
     return _typed(pandas.Index(items, name=_label(name), tupleize_cols=False), dtype)
 
 
-def series(fields: object) -> object:
+def series(fields: object, blobs: Binary | None = None) -> object:
     pandas = _pandas()
     if pandas is None:
         return Opaque(f"pandas.Series: {MISSING_NUMPY}")
@@ -103,13 +114,13 @@ def series(fields: object) -> object:
     name, labels, dtype, values = fields
     if not isinstance(labels, pandas.Index):
         raise ValueError("a series's index is an index")
-    data = array(values)
+    data = array(values, blobs)
     if len(data.shape) != 1 or len(data) != len(labels):
         raise ValueError("a series's values do not match its index")
     return _typed(pandas.Series(data, index=labels, name=_label(name), copy=False), dtype)
 
 
-def frame(fields: object) -> object:
+def frame(fields: object, blobs: Binary | None = None) -> object:
     pandas = _pandas()
     if pandas is None:
         return Opaque(f"pandas.DataFrame: {MISSING_NUMPY}")
@@ -123,7 +134,7 @@ def frame(fields: object) -> object:
     for position, column in enumerate(data):
         if type(column) is not list or len(column) != 2:
             raise ValueError("a frame's column is [dtype, values]")
-        values = array(column[1])
+        values = array(column[1], blobs)
         if len(values.shape) != 1 or len(values) != len(labels):
             raise ValueError("a frame's column does not match its index")
         built[position] = _typed(pandas.Series(values, index=labels, copy=False), column[0])

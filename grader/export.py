@@ -1,6 +1,7 @@
 """Writing specs out: an Exercise (or a plain dict) as YAML in the spec format, and `grader export --student`,
-the bundle students get: statements, starter code, hints and the visible tests with their expected values;
-no hidden test and no reference."""
+the bundle students get: statements, starter code, hints and the visible tests with their expected values,
+and the course's environment (its pinned packages, built by `grader env build`) when it has one; no hidden
+test and no reference."""
 
 from __future__ import annotations
 
@@ -11,15 +12,18 @@ from pathlib import Path
 
 import yaml
 
-from grader.checkers import judge_lines, typed
+from grader.checkers import CHECKERS, judge_lines, typed
+from grader.checkers.arrays import from_spec, is_data
 from grader.course import STUDENT_BUNDLE_MARKER
 from grader.errors import SpecError, UsageError
 from grader.expected import ExpectationError, expected_values
 from grader.forms import form_of
 from grader.kinds import kind_of
 from grader.forms.given import Generated
+from grader.environment import Environment
 from grader.model import MISSING, CalibrationRule, CheckerSpec, Exercise, Limits, Rule, Test
 from grader.platforms.course_files import test_files
+from grader.platforms.environment_files import BUILD, bundle_environment, environment_files
 from grader.records import record
 from grader.spec import load_exercise
 
@@ -68,7 +72,13 @@ def write_spec(spec: dict[str, object], path: Path) -> None:
 
 
 def value_expect(value: object) -> dict[str, object]:
-    """`expect: value` when YAML reads it back as the same value, type included; else `expect_literal`."""
+    """`expect: value` when YAML reads it back as the same value, type included; a numpy or pandas value as
+    the mapping the array checkers read (checkers.arrays.to_spec); else `expect_literal`."""
+    from grader.checkers.arrays import is_data, to_spec
+
+    written = to_spec(value) if is_data(value) else None
+    if written is not None:
+        return {"expect": written}
     return {"expect": value} if _plain_yaml(value) else {"expect_literal": repr(value)}
 
 
@@ -123,7 +133,8 @@ def _test(exercise: Exercise, test: Test, expected: dict[str, object]) -> dict[s
             value = str(value).rstrip("\n")  # the output checker ignores trailing blank lines: "2 4", not "2 4\n"
         entry.update({"expect": str(value)} if text_compare else value_expect(value))
     if test.given:
-        entry["given"] = {name: {"generator": value.generator, "args": dict(value.args)}
+        entry["given"] = {name: {"generator": value.generator, "args": dict(value.args),
+                                 **({"inside": True} if value.inside else {})}
                           if isinstance(value, Generated) else value for name, value in test.given}
     for key in ("feedback", "description"):
         if getattr(test, key):
@@ -198,7 +209,10 @@ def export_student_bundle(exercises: list[Exercise], root: Path, *, force: bool 
         written.append((exercise.id, len(visible), len(exercise.tests) - len(visible)))
     (folder / STUDENT_BUNDLE_MARKER).write_text("Written by `grader export --student`: hidden tests run at "
                                                 "grading time, not here.\n")
-    (root / "README.md").write_text(_readme(exercises, written), encoding="utf-8")
+    environment = bundle_environment(exercises)
+    for name, data in environment_files(exercises).items():  # the packages the exercises import, to build first
+        (root / name).write_bytes(data)
+    (root / "README.md").write_text(_readme(exercises, written, environment), encoding="utf-8")
     return Bundle(root, folder, written, skipped)
 
 
@@ -224,18 +238,32 @@ def _check_round_trip(path: Path, exercise: Exercise, visible: tuple[Test, ...],
         want = expected.get(original.name, MISSING)
         if want is not MISSING and copy.expect is not MISSING and original.form == "call":
             text = isinstance(copy.expect, str) and original.compare == "output"
-            same = same and (judge_lines(str(want)) == judge_lines(copy.expect) if text  # type: ignore[arg-type]
-                             else typed(want) == typed(copy.expect))
+            if is_data(want):  # written as a mapping: read back as the checkers read it, compared exactly
+                same = same and CHECKERS["array"](want, from_spec(copy.expect)).passed
+            else:
+                same = same and (judge_lines(str(want)) == judge_lines(copy.expect) if text  # type: ignore[arg-type]
+                                 else typed(want) == typed(copy.expect))
         if not same:
             raise RuntimeError(f"the exported spec {path} changes test '{original.name}'")
 
 
-def _readme(exercises: list[Exercise], written: list[tuple[str, int, int]]) -> str:
+def _readme(exercises: list[Exercise], written: list[tuple[str, int, int]],
+            environment: Environment | None = None) -> str:
     titles = {exercise.id: exercise.title for exercise in exercises}
     rows = "\n".join(f"| `{exercise_id}` | {titles[exercise_id]} | {visible} | {hidden} |"
                      for exercise_id, visible, hidden in written)
-    return f"""# Exercises
+    first = "" if environment is None else f"""
+These exercises import {', '.join(environment.packages)} (pinned in `requirements.txt`). Install the
+grader with its `data` extra (it compares arrays and frames with numpy and pandas of its own), then build
+the packages once, in this folder, before the first check (a check never downloads; without it, it says how):
 
+```bash
+pip install 'yaml-grader[data]' -c requirements.txt
+{BUILD}
+```
+"""
+    return f"""# Exercises
+{first}
 | id | title | visible tests | hidden tests (run at grading time) |
 | --- | --- | --- | --- |
 {rows}

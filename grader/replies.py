@@ -9,7 +9,7 @@ import signal
 
 from grader.kinds import SubmissionKind
 from grader.model import Fault, Limits, RunResult, Timing
-from grader.sandbox.wire import REPLY_CAP, Frame, decode
+from grader.sandbox.wire import REPLY_CAP, Attached, Frame, decode
 
 # Why a frame never came, in the words a student reads.
 _NO_REPLY = {"died": "the test process was killed or broke the grader's channel",
@@ -65,7 +65,7 @@ def result_from(frame: Frame, limits: Limits, kind: SubmissionKind) -> RunResult
     stdout = _text(data.get("stdout"), output_cap + 1)
     truncated = _int(data.get("stdout_size"), 0, 1 << 62) > output_cap or len(stdout) > output_cap
     stdout = stdout[:output_cap]
-    outcome = _decode_result(_text(data.get("result"), REPLY_CAP))
+    outcome = _decode_result(data.get("result"))
     if "sandbox_error" in outcome:
         return RunResult(sandbox_error=_text(outcome["sandbox_error"], SANDBOX_ERROR_CAP) or "the sandbox failed")
     raised = error_class(outcome) if outcome.get("error_type") else ""
@@ -137,11 +137,17 @@ def error_class(reply: dict[str, object]) -> str:
     return name
 
 
-def _decode_result(text: str) -> dict[str, object]:
-    """The test child's own report (JSON, its value tagged); never evaluated, only parsed."""
-    if not text:
+def _decode_result(result: object) -> dict[str, object]:
+    """The test child's own report (JSON, its value tagged, then its raw numbers: Attached), never evaluated,
+    only parsed; a str from a reply that carries it in its text reads the same way."""
+    if isinstance(result, Attached):
+        if result.start >= len(result.buffer):
+            return {}
+        decoded = decode(result.buffer, result.start)
+    elif type(result) is str and result:
+        decoded = decode(result[:REPLY_CAP].encode("utf-8", "surrogatepass"))
+    else:
         return {}
-    decoded = decode(text.encode("utf-8", "surrogatepass"))
     if not isinstance(decoded, dict):
         return {"unreadable": True, "message": "the test process wrote an unreadable result"}
     if "value" in decoded and _depth(decoded["value"]) > VALUE_DEPTH:
@@ -153,6 +159,8 @@ def _depth(value: object) -> int:
     """How deeply `value` nests (a scalar is 0), level by level without recursion; stops past VALUE_DEPTH."""
     depth, level = 0, [value]
     while depth <= VALUE_DEPTH:
+        if _NESTING.isdisjoint(set(map(type, level))):  # a flat level (a million floats): no comprehension over it
+            return depth
         containers = [item for item in level if type(item) in _NESTING]
         if not containers:
             return depth

@@ -52,6 +52,35 @@ def from_spec(value: object) -> object:
     return value
 
 
+_WRITTEN_KINDS = "biufUS"  # dtypes whose items YAML writes and reads back exactly: numbers, booleans, text
+
+
+def to_spec(value: object) -> dict[str, object] | None:
+    """The mapping from_spec reads back as `value` (an exported spec's expect); None for a value of another
+    kind, or of a dtype a spec cannot write (dates, objects, categories)."""
+    kind = _kind(value) if is_data(value) else ""
+    if kind == "ndarray":
+        return {"ndarray": value.tolist(), "dtype": str(value.dtype)} if value.dtype.kind in _WRITTEN_KINDS else None  # type: ignore[attr-defined]
+    if kind not in ("Series", "DataFrame"):
+        return None
+    index = value.index  # type: ignore[attr-defined]
+    if index.dtype.kind not in _WRITTEN_KINDS + "O" or getattr(index, "nlevels", 1) != 1:
+        return None
+    written: dict[str, object] = {"index": index.tolist()}
+    if index.name is not None:
+        written["index_name"] = index.name
+    if kind == "Series":
+        if value.dtype.kind not in _WRITTEN_KINDS:  # type: ignore[attr-defined]
+            return None
+        return {"series": value.tolist(), **written, "name": value.name, "dtype": str(value.dtype)}  # type: ignore[attr-defined]
+    columns = list(value.columns)  # type: ignore[attr-defined]
+    if not all(isinstance(c, str) for c in columns) or not all(value[c].dtype.kind in _WRITTEN_KINDS + "O"  # type: ignore[index]
+                                                             for c in columns):
+        return None
+    return {"dataframe": {c: value[c].tolist() for c in columns}, **written,  # type: ignore[index]
+            "dtypes": {c: str(value[c].dtype) for c in columns}}  # type: ignore[index]
+
+
 def _shape_and_type(expected: object, actual: object, check_dtype: bool) -> str | None:
     """Why the two cannot be equal whatever their values: kind, shape, dtype; None when they may be."""
     want, got = _kind(expected), _kind(actual)

@@ -36,9 +36,9 @@ def request_fields(test: Test) -> dict[str, object]:
     """The harness request's fields for this test's form and its `given` names (generated ones made now)."""
     fields = FORMS[test.form].request(test)
     if test.given:
-        from grader.forms.given import given_values
+        from grader.forms.given import given_request
 
-        fields["given"] = given_values(test)
+        fields.update(given_request(test))
     return fields
 
 

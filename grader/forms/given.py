@@ -1,13 +1,15 @@
 """`given`: names bound for a test's call or steps, as plain YAML values or made by a function of the
 course's generators.py. Generated in the grader once, kept in the cache folder by content (the generators'
-source, the function and its args), and sent to the sandbox as data; the expected-value cache key takes
-the data's digest. A hidden test's generated input is never shown: outcomes show no input at all."""
+source, the function and its args), and sent to the sandbox as data (a long list of numbers, or a numpy
+array, as its raw bytes: given_request); the expected-value cache key takes the data's digest. A hidden
+test's generated input is never shown: outcomes show no input at all."""
 
 from __future__ import annotations
 
 import ast
 import marshal
 import pickle
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -31,6 +33,10 @@ class Generated:
     source: Path  # the generators.py file
     generator: str
     args: tuple[tuple[str, object], ...] = ()
+    inside: bool = False
+    """`inside: true`: made in the sandbox, from generators.py's source and the args, for each test that
+    names it (the reference's too), instead of made here and sent; the grader makes it only for a
+    checker that reads the call's arguments."""
 
 
 class GenerationError(Exception):
@@ -66,11 +72,20 @@ def read_given(reader: SpecReader, node: yaml.Node, where: str, spec_path: Path)
 
 
 def _generated(reader: SpecReader, node: yaml.Node, where: str, source: Path) -> Generated | None:
-    keys = reader.mapping(node, ("generator", "args"), where)  # type: ignore[attr-defined]
+    keys = reader.mapping(node, ("generator", "args", "inside"), where)  # type: ignore[attr-defined]
     function = reader.text(keys.get("generator"), "generator")
     args = reader.value(keys["args"]) if "args" in keys else {}  # type: ignore[attr-defined]
+    inside = reader.value(keys["inside"]) if "inside" in keys else False  # type: ignore[attr-defined]
+    if not isinstance(inside, bool):
+        reader.problem(keys["inside"], f"inside of {where} must be true or false")
+        return None
     if not isinstance(args, dict) or not all(isinstance(k, str) and k.isidentifier() for k in args):
         reader.problem(keys.get("args", node), f"the args of {where} must be a mapping of names to values")
+        return None
+    try:
+        marshal.dumps(args)  # the sandbox gets them when it makes the value itself
+    except ValueError:
+        reader.problem(keys.get("args", node), f"the args of {where} must be plain data")
         return None
     if not source.is_file():
         reader.problem(keys["generator"], f"{where} names generator '{function}' but there is no {source}")
@@ -85,7 +100,85 @@ def _generated(reader: SpecReader, node: yaml.Node, where: str, source: Path) ->
         known = f"; it defines {', '.join(sorted(defined))}" if defined else ""
         reader.problem(keys["generator"], f"{where}: {source.name} defines no function '{function}'{known}")
         return None
-    return Generated(source, function, tuple(sorted(args.items())))
+    return Generated(source, function, tuple(sorted(args.items())), inside)
+
+
+RAW_ITEMS = 1024  # a list of only floats (or only ints) this long, or any numpy array, goes as raw bytes
+_RAW_ARRAY_KINDS = "biufc"  # numpy dtypes sent as their bytes: numbers and booleans, never objects
+_raw: dict[int, tuple[str, str, tuple[int, ...], bytes] | None] = {}  # id(value) -> its raw form (values kept in _made)
+
+
+def given_request(test: Test) -> dict[str, object]:
+    """The harness request's part for the test's given names: small values in "given" (marshal), big lists of
+    numbers and numpy arrays as raw bytes in "attachments", named in "given_raw" (name, "list" or "array",
+    typecode or dtype, shape, index). A generated value's raw form is made once per process."""
+    plain: dict[str, object] = {}
+    raw: list[tuple[str, str, str, tuple[int, ...], int]] = []
+    attachments: list[bytes] = []
+    made: list[tuple[str, str, str, dict[str, object]]] = []
+    for name, given in test.given:
+        if isinstance(given, Generated) and given.inside:  # made by the sandbox from the generators' source
+            made.append((name, _source_text(given), given.generator, dict(given.args)))
+            continue
+        value = _made_value(given)[0] if isinstance(given, Generated) else given
+        packed = raw_form(value)
+        if packed is None:
+            plain[name] = value
+            continue
+        form, code, shape, data = packed
+        raw.append((name, form, code, shape, len(attachments)))
+        attachments.append(data)
+    fields: dict[str, object] = {"given": plain}
+    if raw:
+        fields.update(given_raw=raw, attachments=attachments)
+    if made:
+        fields["given_made"] = made
+    return fields
+
+
+def _source_text(generated: Generated) -> str:
+    try:
+        return generated.source.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise GenerationError(f"cannot read {generated.source}: {error}") from None
+
+
+def raw_form(value: object) -> tuple[str, str, tuple[int, ...], bytes] | None:
+    """(form, code, shape, bytes) of a value sent raw, or None for one sent as marshal data."""
+    key = id(value)
+    if key in _raw and _kept(value):
+        return _raw[key]
+    packed: tuple[str, str, tuple[int, ...], bytes] | None = None
+    if type(value) is list and len(value) >= RAW_ITEMS:
+        import array
+
+        kinds = set(map(type, value))
+        if kinds == {float} or kinds == {int}:
+            code = "d" if float in kinds else "q"
+            try:
+                numbers = array.array(code, value)
+            except OverflowError:  # an int past 64 bits: marshal takes it
+                numbers = None
+            if numbers is not None:
+                if sys.byteorder != "little":
+                    numbers.byteswap()
+                packed = ("list", code, (len(value),), numbers.tobytes())
+    elif _is_array(value):
+        little = value.astype(value.dtype.newbyteorder("<"), copy=False)  # type: ignore[attr-defined]
+        packed = ("array", little.dtype.str, tuple(value.shape), little.tobytes())  # type: ignore[attr-defined]
+    if _kept(value):
+        _raw[key] = packed
+    return packed
+
+
+def _kept(value: object) -> bool:
+    """Whether `value` is one of this process's generated values, which live as long as it (id stays valid)."""
+    return any(made is value for made, _ in _made.values())
+
+
+def _is_array(value: object) -> bool:
+    numpy = sys.modules.get("numpy")
+    return numpy is not None and type(value) is numpy.ndarray and value.dtype.kind in _RAW_ARRAY_KINDS
 
 
 def given_values(test: Test) -> dict[str, object]:
@@ -97,25 +190,33 @@ def given_digest(test: Test) -> str:
     """A digest of the test's given data, for the expected-value cache key."""
     digest = key_hash()
     for name, value in test.given:
-        part = _made_value(value)[1] if isinstance(value, Generated) else repr(value)
+        if isinstance(value, Generated) and value.inside:  # its input is what the code and args make
+            part = "inside:" + _content_key(value)
+        else:
+            part = _made_value(value)[1] if isinstance(value, Generated) else repr(value)
         digest.update(f"{name}={part}".encode() + b"\0")
     return digest.hexdigest()
 
 
-def _made_value(generated: Generated) -> tuple[object, str]:
+def _content_key(generated: Generated) -> str:
+    """The generators' source, the function and its args, digested: what the value is made from."""
     try:
         source = generated.source.read_bytes()
     except OSError as error:
         raise GenerationError(f"cannot read {generated.source}: {error.strerror}") from None
     content = key_hash(source)
     content.update(repr((generated.generator, generated.args)).encode())
-    key = content.hexdigest()
+    return content.hexdigest()
+
+
+def _made_value(generated: Generated) -> tuple[object, str]:
+    key = _content_key(generated)
     if key in _made:
         return _made[key]
     path = cache_dir() / f"generated-{key}.pickle"
     data = _read_bytes(path)
     if data is None:
-        data = pickle.dumps(_generate(generated, source), protocol=pickle.HIGHEST_PROTOCOL)
+        data = pickle.dumps(_generate(generated, generated.source.read_bytes()), protocol=pickle.HIGHEST_PROTOCOL)
         keep(path, data)
     value = pickle.loads(data)  # the grader's own cache folder (0700), hidden from every sandbox
     _made[key] = (value, key_hash(data).hexdigest())
@@ -137,6 +238,12 @@ def _generate(generated: Generated, source: bytes) -> object:
         value = namespace[generated.generator](**dict(generated.args))  # type: ignore[operator]
     except Exception as error:  # noqa: BLE001 - the course's code failing is a grader error, said so
         raise GenerationError(f"{where} raised {type(error).__name__}: {error}") from None
+    if _is_array(value):  # sent as its raw bytes (given_request): numbers and booleans only
+        return value
+    numpy = sys.modules.get("numpy")
+    if numpy is not None and isinstance(value, numpy.ndarray):  # marshal would send a subclass's bytes
+        raise GenerationError(f"{where} returned a {type(value).__name__} of dtype {value.dtype}: the sandbox "
+                              f"takes numpy arrays (numpy.ndarray itself) of numbers and booleans")
     try:
         marshal.dumps(value)  # how the sandbox gets it: plain data only
     except ValueError as error:

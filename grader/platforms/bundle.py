@@ -1,6 +1,7 @@
 """`grader export --gradescope OUT.zip`: the autograder zip Gradescope builds its image from. At its root,
 setup.sh and run_autograder (gradescope/autograder_samples docs/specs.md), the course's files as the
-instructor wrote them (grader.platforms.course_files), and dist/ with a wheel of this grader."""
+instructor wrote them (grader.platforms.course_files), its environment's pinned list when it has one
+(grader.platforms.environment_files: setup.sh builds it), and dist/ with a wheel of this grader."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from pathlib import Path
 from grader.errors import UsageError
 from grader.model import Exercise
 from grader.platforms.course_files import course_files
+from grader.platforms.environment_files import environment_files
 from grader.platforms.wheel import build_wheel
 from grader.records import record
 
@@ -44,6 +46,8 @@ def write_gradescope_bundle(exercises: list[Exercise], out: Path, *, match: tupl
     }
     for name, path in course_files(exercises).items():  # checker files and generators.py included
         entries[name] = (path.read_bytes(), READABLE)
+    for name, data in environment_files(exercises).items():  # setup.sh builds it when it is there
+        entries[name] = (data, READABLE)
     with tempfile.TemporaryDirectory() as building:
         wheel = build_wheel(Path(building))
         entries[f"dist/{wheel.name}"] = (wheel.read_bytes(), READABLE)

@@ -13,6 +13,7 @@ from pathlib import Path
 from grader.batch.discover import extension
 from grader.export import Bundle, export_student_bundle
 from grader.model import Exercise
+from grader.platforms.environment_files import BUILD, bundle_environment
 from grader.platforms.folder_bundle import start_folder, write_wheel
 from grader.records import record
 
@@ -36,7 +37,7 @@ def write_classroom_bundle(exercises: list[Exercise], root: Path, *, force: bool
     wheel = write_wheel(root / WHEELS)
     graded = [e for e in exercises if e.id not in student.skipped]
     (root / WORKFLOW).parent.mkdir(parents=True, exist_ok=True)
-    (root / WORKFLOW).write_text(workflow(graded, wheel), encoding="utf-8")
+    (root / WORKFLOW).write_text(workflow(graded, wheel, bundle_environment(exercises) is not None), encoding="utf-8")
     return ClassroomBundle(root, student, wheel, [e.id for e in graded])
 
 
@@ -65,12 +66,28 @@ def _step(exercise: Exercise) -> str:
 """
 
 
+# The course's environment (requirements.txt at the root, named by grader-course.yaml), built before any
+# check, and kept between runs in the runner's cache by the list's content: a push does not reinstall it.
+ENVIRONMENT_STEPS = f"""\
+      - name: Keep the course's environment
+        uses: actions/cache@v4
+        with:
+          path: ~/.cache/grader-environments
+          key: grader-environment-${{{{ runner.os }}}}-py{PYTHON}-${{{{ hashFiles('requirements.txt') }}}}
+      - name: Build the course's environment
+        run: {BUILD}
+"""
+
+
 def _quote(text: str) -> str:
     return "'" + text.replace("'", "'\"'\"'") + "'"
 
 
-def workflow(exercises: list[Exercise], wheel: str) -> str:
+def workflow(exercises: list[Exercise], wheel: str, environment: bool = False) -> str:
     steps = "".join(_step(e) for e in exercises)
+    build = ENVIRONMENT_STEPS if environment else ""
+    # With an environment the grader compares arrays and frames itself: its `data` extra, at the course's pins.
+    install = f'"{WHEELS}/{wheel}[data]" -c requirements.txt' if environment else f"{WHEELS}/{wheel}"
     env = "".join(f'          {e.id.upper()}_RESULTS: "${{{{ steps.{e.id}.outputs.result }}}}"\n' for e in exercises)
     return f"""# Written by `grader export --github-classroom`: GitHub Classroom autograding for this template repository.
 # Each exercise's step always hands the reporter a result (a missing file scores that exercise 0), and the
@@ -94,8 +111,8 @@ jobs:
         with:
           python-version: "{PYTHON}"
       - name: Install the grader
-        run: python -m pip install --disable-pip-version-check {WHEELS}/{wheel}
-      - name: Sandbox layers
+        run: python -m pip install --disable-pip-version-check {install}
+{build}      - name: Sandbox layers
         run: grader doctor
         continue-on-error: true
 {steps}      - name: Autograding Reporter

@@ -10,6 +10,7 @@ from pathlib import Path
 from grader.errors import UsageError
 from grader.model import Exercise
 from grader.platforms.course_files import course_files
+from grader.platforms.environment_files import environment_files
 from grader.platforms.wheel import build_wheel
 
 
@@ -20,9 +21,19 @@ def start_folder(root: Path, force: bool) -> None:
 
 
 def copy_course(exercises: list[Exercise], into: Path) -> None:
+    """The course's files, and its environment's (the course file and pinned list) when it has one."""
     for name, path in course_files(exercises).items():
         (into / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(path, into / name)
+    write_environment(exercises, into)
+
+
+def write_environment(exercises: list[Exercise], into: Path) -> bool:
+    """grader-course.yaml and requirements.txt at the bundle's root; whether the course has an environment."""
+    written = environment_files(exercises)
+    for name, data in written.items():
+        (into / name).write_bytes(data)
+    return bool(written)
 
 
 def write_wheel(into: Path) -> str:

@@ -1,6 +1,7 @@
 """`grader export --prairielearn DIR`: the external grader's image, as a Docker build context. The image holds
 the grader (installed from the bundled wheel by Gradescope's setup.sh: the package index serves only its
-dependencies, and only at build time, since PrairieLearn's jobs run offline), the course, and the expected
+dependencies, and only at build time, since PrairieLearn's jobs run offline), the course and its environment
+(the pinned packages its students import, built by the same setup.sh), and the expected
 values `grader validate` computed while it was built: every job starts from the image with nothing else.
 README.md says what goes into each question's info.json."""
 
@@ -12,6 +13,7 @@ from pathlib import Path
 
 from grader.batch.discover import extension
 from grader.model import Exercise
+from grader.platforms.environment_files import BUILD, bundle_environment
 from grader.platforms.folder_bundle import copy_course, start_folder, write_wheel
 from grader.records import record
 
@@ -61,7 +63,8 @@ DOCKERFILE = f"""\
 ARG BASE=python:3.12-slim
 FROM ${{BASE}}
 COPY . {HOME}/
-# Installs the wheel in dist/ into /opt/grader, links `grader` into /usr/local/bin and validates the course.
+# Installs the wheel in dist/ into /opt/grader, links `grader` into /usr/local/bin, builds the course's
+# environment when requirements.txt is here (the image keeps it: jobs run offline) and validates the course.
 RUN GRADER_SOURCE={HOME} bash {HOME}/setup.sh && rm -rf /var/lib/apt/lists/*
 ENV GRADER_EXERCISES={HOME}/exercises
 """
@@ -72,15 +75,20 @@ def _readme(exercises: list[Exercise]) -> str:
                          indent=2)
     ids = "\n".join(f"- `{e.id}`: the student's file `{e.id}.{extension(e)}`"
                     for e in exercises)
+    environment = bundle_environment(exercises)
+    packages = (f"\nThe course's students import {', '.join(environment.packages)} (pinned in `requirements.txt`): the "
+                f"image build installs them too (`{BUILD}` in setup.sh), and every job uses them offline.\n"
+                if environment is not None else "")
+    also = " and the course's packages" if environment is not None else ""
     return f"""# The course's PrairieLearn external grader
 
-Build and push the image (the package index is asked only for the grader's dependencies):
+Build and push the image (the package index is asked only for the grader's dependencies{also}):
 
 ```bash
 docker build -t YOUR-ACCOUNT/grader .
 docker push YOUR-ACCOUNT/grader
 ```
-
+{packages}
 In each question's `info.json` (the question's file submission, e.g. `<pl-file-upload file-names="count-queens.py">`,
 lands in `/grade/student/`):
 

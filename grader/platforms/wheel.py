@@ -14,6 +14,7 @@ from grader.errors import UsageError
 from grader.platforms import DISTRIBUTION
 
 SKIPPED = {"__pycache__"}
+KEPT_EXTRAS = {"data"}
 
 
 def build_wheel(folder: Path) -> Path:
@@ -29,10 +30,13 @@ def build_wheel(folder: Path) -> Path:
     files = {f"grader/{path.relative_to(package).as_posix()}": path.read_bytes()
              for path in sorted(package.rglob("*"))
              if path.is_file() and not SKIPPED & set(path.relative_to(package).parts) and path.suffix != ".pyc"}
-    requires = [r for r in dist.requires or () if "extra ==" not in r]  # extras (test, dask) stay out
+    # Extras stay out (test, dask, server...) but `data`: a bundle of a course with an environment installs
+    # it, for the grader's own numpy and pandas that compare arrays and frames.
+    requires = [r for r in dist.requires or () if "extra ==" not in r or _extra(r) in KEPT_EXTRAS]
     fields = [("Metadata-Version", "2.1"), ("Name", DISTRIBUTION), ("Version", version),
               ("Summary", dist.metadata.get("Summary", "")),
               ("Requires-Python", dist.metadata.get("Requires-Python", ">=3.10"))]
+    fields += [("Provides-Extra", extra) for extra in sorted(KEPT_EXTRAS)]
     fields += [("Requires-Dist", requirement) for requirement in requires]
     files[f"{info}/METADATA"] = "".join(f"{key}: {value}\n" for key, value in fields).encode()
     files[f"{info}/WHEEL"] = (b"Wheel-Version: 1.0\nGenerator: grader export --gradescope\n"
@@ -49,6 +53,12 @@ def build_wheel(folder: Path) -> Path:
             entry.external_attr = 0o644 << 16
             archive.writestr(entry, data, zipfile.ZIP_DEFLATED)
     return wheel
+
+
+def _extra(requirement: str) -> str:
+    """The extra a Requires-Dist line belongs to (`... ; extra == "data"`), or ""."""
+    marker = requirement.partition(";")[2]
+    return marker.partition("extra ==")[2].strip().strip("'\"") if "extra ==" in marker else ""
 
 
 def _digest(data: bytes) -> str:

@@ -3,9 +3,10 @@ compiled on fd 3); imports nothing from grader.
 
 It loads the submission once, then forks one child per test, so every test starts from the state right
 after loading and nothing one test does leaks into the next. Requests arrive on fd 3 as marshal data
-(written by the grader, so trusted); replies leave on fd 4 as length-prefixed JSON text that the grader
-reads with json.loads: it never runs anything the sandbox sends, and a hostile reply costs it at most a
-bounded parse (Python literals cost ast.literal_eval minutes and gigabytes on a 12 MB frame). Values keep
+(written by the grader, so trusted), big given numbers as raw bytes after it; replies leave on fd 4 as
+length-prefixed JSON text (a big test result after a NUL: its own JSON, then the raw numbers of its
+arrays) that the grader reads with json.loads: it never runs anything the sandbox sends, and a hostile
+reply costs it at most a bounded parse (Python literals cost ast.literal_eval minutes and gigabytes on a 12 MB frame). Values keep
 their types through one-key tags: {"$t": [...]} tuple, {"$s": [...]} set, {"$d": [[k, v], ...]} dict,
 {"$b": "latin-1 text"} bytes. Test children close both channels before any student code runs.
 The grader trusts none of this process: the submission may have rewritten it while it loaded.
@@ -22,7 +23,7 @@ import sys
 from _json import encode_basestring_ascii as _json_str
 
 REQUESTS, REPLIES = 3, 4
-RESULT_CAP = 12 << 20  # bytes of a test's result (its returned value: a million float64 in base64); more is "unreadable"
+RESULT_CAP = 12 << 20  # bytes of a test's result (a million float64 raw, or in base64); more is "unreadable"
 SOURCE_NAME = "submission.py"
 source_text = ""  # the submission, for the lines of its tracebacks
 submission_builtins = builtins  # what the submission runs with (see forbidding)
@@ -32,6 +33,7 @@ _repr_int, _repr_float = int.__repr__, float.__repr__
 # Bound now, before the submission runs: a submission that monkeypatches os or marshal while it loads
 # changes its own tests' behaviour, not the loop that serves them.
 _read, _write, _fork, _wait4, _exit = os.read, os.write, os.fork, os.wait4, os._exit
+_readv, _writev = os.readv, os.writev
 _loads, _kill, _killpg, _waitpid = marshal.loads, os.kill, os.killpg, os.waitpid
 # The builtin exception classes, by identity, taken before any submission code could replace them.
 _BUILTIN_ERRORS = {id(value): value for value in vars(builtins).values()
@@ -50,17 +52,99 @@ def read_exact(size):
 
 
 def receive():
-    return _loads(read_exact(int.from_bytes(read_exact(4), "big")))
+    """The next request. Its raw attachments (a big `given` list or array's bytes, see wire.framed) follow
+    the marshal part and are read straight into buffers of their own: never copied again, never unmarshalled."""
+    request = _loads(read_exact(int.from_bytes(read_exact(4), "big")))
+    sizes = request.get("attachments") if type(request) is dict else None
+    if sizes:
+        request["attachments"] = [read_into(bytearray(size)) for size in sizes]
+    return request
 
 
-def send(message):
+def read_into(buffer):
+    view, got = memoryview(buffer), 0
+    while got < len(buffer):
+        count = _readv(REQUESTS, [view[got:]])
+        if not count:
+            _exit(0)  # the grader went away
+        got += count
+    return buffer
+
+
+def send(message, attachment=None):
+    """A reply: its JSON text; with `attachment` (fd, size), a NUL and the test child's result file after
+    it, copied by the kernel (sendfile) and never read or parsed here."""
     data = frame(message).encode("ascii")
-    _write(REPLIES, len(data).to_bytes(4, "big") + data)
+    if attachment is None:
+        _write(REPLIES, len(data).to_bytes(4, "big") + data)
+        return
+    fd, size = attachment
+    data += b" " * (-(len(data) + 1) % 8)  # the result starts 8-aligned in the grader's buffer (see attach)
+    _write(REPLIES, (len(data) + 1 + size).to_bytes(4, "big") + data + b"\0")
+    sent = 0
+    try:
+        while sent < size:
+            count = os.sendfile(REPLIES, fd, sent, size - sent)
+            if not count:
+                break
+            sent += count
+    except OSError:
+        pass
+    while sent < size:  # the file came up short (or sendfile is refused): the frame keeps its length
+        chunk = os.pread(fd, min(size - sent, 1 << 20), sent) or b"\0" * min(size - sent, 1 << 20)
+        _write(REPLIES, chunk)
+        sent += len(chunk)
 
 
 def frame(message):
     """A reply of ours (str keys; str, int, float, bool, None or tagged values) as a JSON object."""
     return "{" + ", ".join(_json_str(k) + ": " + literal(v) for k, v in message.items()) + "}"
+
+
+# While frame_parts writes a test's result: the raw bytes its arrays and number lists point to, and their
+# end offset. None otherwise (then arrays go as base64 inside the text, as `literal` alone writes them).
+_blobs = None
+_blob_end = 0
+
+
+def frame_parts(message):
+    """A test child's result as buffers to write in order: its JSON text, and when it holds raw numbers,
+    a NUL and their bytes (a JSON text holds no NUL byte: the grader splits there)."""
+    global _blobs, _blob_end
+    _blobs, _blob_end = blobs, _ = [], 0
+    try:
+        text = frame(message).encode("ascii")
+    finally:
+        _blobs = None
+    if not blobs:
+        return [text]
+    return [text + b" " * (-(len(text) + 1) % 8), b"\0", *blobs]
+
+
+def attach(buffer, size):
+    """Keep `buffer` (size bytes) for the result's binary part; its offset there. Every offset is a multiple
+    of 8, as is where the part starts (the texts before it are padded): the grader's arrays over these
+    bytes are aligned, and numpy's fast loops apply to them."""
+    global _blob_end
+    offset = _blob_end
+    _blobs.append(buffer)
+    pad = -size % 8
+    if pad:
+        _blobs.append(b"\0" * pad)
+    _blob_end += size + pad
+    return offset
+
+
+def write_parts(fd, parts):
+    """Write every buffer in order (writev: no joined copy of a big result)."""
+    views = [memoryview(part).cast("B") for part in parts]
+    while views:
+        count = _writev(fd, views[:1024])
+        while views and count >= len(views[0]):
+            count -= len(views[0])
+            views.pop(0)
+        if views and count:
+            views[0] = views[0][count:]
 
 
 def literal(value, depth=0):
@@ -81,6 +165,10 @@ def literal(value, depth=0):
     if kind is bytes:
         return '{"$b": ' + _json_str(value.decode("latin-1")) + "}"
     if kind is list:
+        if _blobs is not None and len(value) >= RAW_LIST:
+            raw = raw_list(value)
+            if raw is not None:
+                return raw
         return "[" + ", ".join(literal(item, depth + 1) for item in value) + "]"
     if kind is tuple:
         return '{"$t": [' + ", ".join(literal(item, depth + 1) for item in value) + "]}"
@@ -95,6 +183,28 @@ def literal(value, depth=0):
     # Not plain data (a map, a generator, an instance): only its type's name goes back, and the grader
     # judges it a wrong answer that names the type.
     return '{"$o": ' + _json_str(str.__str__(kind.__name__)) + "}"
+
+
+RAW_LIST = 1024  # items of a list past which a list of only floats (or only ints) travels as raw bytes
+
+
+def raw_list(items):
+    """{"$lf": [offset, count]} (float64) or {"$li": ...} (int64) for a list of exact floats or ints only;
+    None for any other list (then written item by item): 20 ms a million floats, not a second of repr."""
+    kinds = set(map(type, items))
+    if len(kinds) != 1 or not (float in kinds or int in kinds):
+        return None
+    import array
+
+    code, tag = ("d", "$lf") if float in kinds else ("q", "$li")
+    try:
+        packed = array.array(code, items)
+    except OverflowError:  # an int past 64 bits
+        return None
+    if sys.byteorder != "little":
+        packed.byteswap()
+    offset = attach(packed, len(items) * packed.itemsize)
+    return '{"' + tag + '": [' + _repr_int(offset) + ", " + _repr_int(len(items)) + "]}"
 
 
 def describe(error, limit=40):
@@ -257,6 +367,11 @@ def serve(setup, code, namespace):
             memfd("stderr"),
             memfd("result"),
         )
+        if any(raw[1] == "array" for raw in request.get("given_raw") or ()) and "numpy" not in sys.modules:
+            try:
+                import numpy  # noqa: F401 - once, before the fork: the child builds the given arrays with it
+            except ImportError:
+                pass  # the child says so (test set-up failed)
         flush_streams()
         pid = _fork()
         if pid == 0:
@@ -274,11 +389,11 @@ def serve(setup, code, namespace):
             os.close(fd)
         stdout, stdout_size = read_back(files[1], request["output"] + 1)
         stderr, _ = read_back(files[2], min(request["output"], 16384))
-        result, _ = read_back(files[3], RESULT_CAP)
+        result, attachment = result_of(files[3])
         clear(".")  # the next test starts from an empty folder too, and files cannot pile up across tests
         for folder in setup.get("clear_also", ()):
             remove_own_files(folder)
-        send({
+        reply = {
             "seq": request["seq"],
             "status": status,
             "cpu": usage.ru_utime + usage.ru_stime,
@@ -286,8 +401,27 @@ def serve(setup, code, namespace):
             "stdout": stdout,
             "stdout_size": stdout_size,
             "stderr": stderr,
-            "result": result,
-        })
+        }
+        if attachment is None:
+            reply["result"] = result
+            send(reply)
+        else:
+            send(reply, attachment)
+        os.close(files[3])
+
+
+INLINE_RESULT = 1 << 16  # bytes: a result this small with no raw part goes inside the reply's text
+
+
+def result_of(fd):
+    """(text, None) for a small result of JSON text alone, sent inside the reply; else (None, (fd, size)):
+    a big one, or one with raw numbers, goes after the reply's text as it is (see send), never read here."""
+    size = min(os.fstat(fd).st_size, RESULT_CAP)
+    if size <= INLINE_RESULT:
+        data = os.pread(fd, size, 0)
+        if b"\0" not in data:
+            return data.decode("utf-8", "backslashreplace"), None
+    return None, (fd, size)
 
 
 def use_environment(setup):

@@ -8,14 +8,44 @@ def run_test(request, code, namespace):
     try:
         if request.get("steps") is not None:
             return {"steps": run_steps(request, namespace)}
-        given = request.get("given")
-        scope = dict(test_names, **dict(given or ()))
+        scope = request["scope"]
         value = eval(compile(request["call"], "<test>", "eval"), namespace, *((scope,) if scope else ()))
         return {"done": True} if request["compare"] == "output" else {"value": value}
     except SystemExit as stop:
         return {"exit_code": exit_status(stop)}
     except BaseException as error:  # noqa: BLE001 - every failure of the submission is data
         return describe(error)
+
+
+def given_scope(request):
+    """The names a test's call sees: the spec's test_setup names, its `given` values, and the big ones that
+    came as raw bytes (a list of numbers, a numpy array), made here in the child: a list built before the
+    fork would cost the child a copy of every page it touches (reference counts), more than building it."""
+    scope = dict(test_names, **dict(request.get("given") or ()))
+    attachments = request.get("attachments") or ()
+    for name, form, code, shape, index in request.get("given_raw") or ():
+        data = attachments[index]
+        if form == "list":  # read in place: memoryview builds the list straight from the buffer
+            if sys.byteorder == "little":
+                scope[name] = memoryview(data).cast(code).tolist()
+            else:
+                import array
+
+                numbers = array.array(code, data)
+                numbers.byteswap()
+                scope[name] = numbers.tolist()
+        else:  # a numpy array over the request's own buffer (writable: the child's copy of its pages)
+            numpy = sys.modules.get("numpy")
+            if numpy is None:
+                raise ImportError("a numpy array is given but the course's environment has no numpy")
+            scope[name] = numpy.frombuffer(data, dtype=code).reshape(shape)
+    for name, source, function, args in request.get("given_made") or ():
+        # `inside: true`: the course's generator run here, with the real builtins (the instructor's code,
+        # not the submission's), from its source and args: the same input the reference's sandbox makes.
+        generators = {"__name__": "generators", "__file__": "generators.py", "__builtins__": builtins}
+        exec(compile(source, "generators.py", "exec", dont_inherit=True), generators)
+        scope[name] = generators[function](**args)
+    return scope
 
 
 def exit_status(stop):
@@ -60,7 +90,7 @@ def read_output(name, cap=1 << 20):
 def run_steps(request, namespace):
     """Every step in turn, in a scope of its own with the `given` names (as a call's): a statement's outcome
     is that it ran, an expression's its value, an exception is data; the grader decides which step failed."""
-    scope = dict(test_names, **dict(request.get("given") or ()))
+    scope = request["scope"]
     outcomes = []
     for step in request["steps"]:
         text, expression, equals = step[0], step[1], step[2] if len(step) > 2 else None
@@ -97,6 +127,7 @@ def lower(which, soft, hard):
 def test_child(request, code, namespace, files):
     result_fd = files[3]
     try:
+        request["scope"] = given_scope(request)  # our own work: a failure is the grader's, not the student's
         prepare_test_child(request, files)
     except BaseException as error:  # noqa: BLE001 - our own set-up failed: the grader's fault, say so
         _write(result_fd, frame({"sandbox_error": "test set-up failed: %r" % (error,)}).encode("ascii"))
@@ -104,10 +135,10 @@ def test_child(request, code, namespace, files):
     result = run_test(request, code, namespace)
     flush_streams()
     try:
-        text = frame(result)
+        parts = frame_parts(result)
     except BaseException as error:  # noqa: BLE001
-        text = frame(describe(error))
-    _write(result_fd, text.encode("ascii"))
+        parts = frame_parts(describe(error))
+    write_parts(result_fd, parts)
     _exit(0)
 
 

@@ -1,8 +1,10 @@
 """Part of the sandbox's harness (see harness.py; sent as one text with it): numpy arrays and scalars, pandas
 Series and DataFrames as tagged data, never pickled. Only when the submission imported them (the modules are
 looked up, never imported here), and only for their exact classes:
-    {"$nd": [dtype, shape, payload]}   payload: base64 of the raw little-endian bytes (bool, int, uint,
-                                        float, complex), else a list of the items as plain data
+    {"$nd": [dtype, shape, payload]}   payload: for bool, int, uint, float and complex, the raw little-endian
+                                        bytes: an int, their offset in the result's binary part (see
+                                        frame_parts), or base64 text; else a list of the items as plain data
+    {"$lf": offset, count} / {"$li": ...}   a list of a million floats (ints): float64 (int64) raw bytes
     {"$ns": [dtype, item]}             a numpy scalar
     {"$pi": [dtype, name, items]}      a pandas Index (items as plain data)
     {"$ps": [name, index, dtype, values]}          a Series (values: an "$nd" payload)
@@ -52,10 +54,13 @@ def array_payload(numpy, array, depth):
     dtype = array.dtype
     shape = "[" + ", ".join(_repr_int(int(n)) for n in array.shape) + "]"
     if dtype.kind in _RAW_KINDS:
+        little = numpy.ascontiguousarray(array.astype(dtype.newbyteorder("<"), copy=False))
+        if _blobs is not None:  # a test's result: its bytes as they are, after the text (frame_parts)
+            flat = little.reshape(-1) if little.nbytes else b""  # a view of it, of one dimension (or nothing)
+            return "[" + _json_str(little.dtype.str) + ", " + shape + ", " + _repr_int(attach(flat, little.nbytes)) + "]"
         import binascii
 
-        little = array.astype(dtype.newbyteorder("<"), copy=False)
-        data = numpy.ascontiguousarray(little).tobytes()
+        data = little.tobytes()
         # Base64's alphabet needs no JSON escape: quoted as it is, not scanned again (20 ms a million floats).
         return ("[" + _json_str(little.dtype.str) + ", " + shape + ', "'
                 + binascii.b2a_base64(data, newline=False).decode("ascii") + '"]')

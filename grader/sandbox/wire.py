@@ -55,8 +55,16 @@ class Frame:
 
 
 def framed(message: dict[str, object]) -> bytes:
-    data = marshal.dumps(message)
-    return len(data).to_bytes(4, "big") + data
+    """A request: 4 bytes of length, its marshal data, then its "attachments" (bytes: a big given value's
+    raw numbers) as they are; the marshal part lists only their sizes. The harness reads each into a buffer
+    of its own (harness.receive): a million floats cost it one read, not an unmarshal of a million objects."""
+    attachments = message.get("attachments")
+    if not attachments:
+        data = marshal.dumps(message)
+        return len(data).to_bytes(4, "big") + data
+    parts = list(attachments)  # type: ignore[call-overload]
+    data = marshal.dumps({**message, "attachments": [len(part) for part in parts]})
+    return b"".join([len(data).to_bytes(4, "big"), data, *parts])
 
 
 PIPE_SIZE = 1 << 20  # the unprivileged maximum by default: a million numbers cross in 14 writes, not 220
@@ -85,9 +93,9 @@ def send(fd: int, frame: bytes) -> None:
 def read_frame(replies: int, pidfd: int, deadline: float) -> tuple[dict[str, object] | None, str]:
     """The next reply frame, or why none came by the deadline. Death is seen through the pidfd, not EOF:
     an escaped grandchild may hold the reply pipe open."""
-    buffer = bytearray()  # grown in place: `bytes +=` copied a 10 MB reply once per pipe-sized chunk
-    need = 4
-    while len(buffer) < need:
+    buffer = bytearray(4)  # then the frame's size at once, filled in place by readv: no copy of a big reply
+    got = 0
+    while got < len(buffer):
         left = deadline - time.monotonic()
         if left <= 0:
             return None, "timeout"
@@ -96,28 +104,68 @@ def read_frame(replies: int, pidfd: int, deadline: float) -> tuple[dict[str, obj
             return None, "timeout"
         if replies not in ready:
             return None, "died"
-        chunk = os.read(replies, min(need - len(buffer), 1 << 20))
-        if not chunk:
+        count = os.readv(replies, [memoryview(buffer)[got:]])
+        if not count:
             return None, "died"
-        buffer += chunk
-        if need == 4 and len(buffer) == 4:
-            need += int.from_bytes(buffer, "big")
-            if need > REPLY_CAP:
+        got += count
+        if len(buffer) == 4 and got == 4:
+            size = int.from_bytes(buffer, "big")
+            if size + 4 > REPLY_CAP:
                 return None, "oversized"
-    data = decode(bytes(memoryview(buffer)[4:]))
+            buffer, got = bytearray(size), 0
+    data = decode(buffer, attached="result")  # the test child's own result, after a NUL
     return (data, "") if isinstance(data, dict) else (None, "garbled")
 
 
-def decode(data: bytes) -> object:
+@record
+class Attached:
+    """The binary part of a reply frame, in place in the frame's buffer: a test child's result (its own JSON
+    text, then its raw numbers), decoded by replies.py with `decode(part.buffer, part.start)`."""
+
+    buffer: bytearray
+    start: int
+
+
+def decode(data: bytes | bytearray, start: int = 0, attached: str = "") -> object:
     """A reply's JSON, tags turned back into tuples, sets, dicts, bytes and Opaque; None when unreadable.
     json.loads is C and linear: a hostile 12 MB reply costs seconds, not the minutes of ast.literal_eval.
     NaN reads as a float (a returned value may hold one: the checker decides), never as a number the grader
     uses (replies.py reads no float of a reply); a set or dict whose items
-    collide in hash is refused, since building it would cost the grader time quadratic in its size."""
+    collide in hash is refused, since building it would cost the grader time quadratic in its size.
+    A NUL ends the JSON text (JSON text holds none); the bytes after it are its binary part. With
+    `attached`, they are that key's value (Attached: a reply frame's test result); else the raw numbers the
+    text's array and list tags point to, read in place (numpy.frombuffer over the buffer: never copied)."""
+    end = data.find(b"\0", start)
+    view = memoryview(data)
+    text = view[start:] if end < 0 else view[start:end]
     try:
-        return json.loads(data, object_hook=_untag, parse_constant=_constant)
-    except (ValueError, TypeError, RecursionError, MemoryError, UnicodeError, AttributeError):
+        if end >= 0 and attached:
+            decoded = json.loads(bytes(text), object_hook=_untag, parse_constant=_constant)
+            if isinstance(decoded, dict):
+                decoded[attached] = Attached(data, end + 1)  # type: ignore[arg-type]
+            return decoded
+        hook = _untag if end < 0 else functools.partial(_untag_with, Binary(view[end + 1:]))
+        return json.loads(bytes(text), object_hook=hook, parse_constant=_constant)
+    except (ValueError, TypeError, RecursionError, MemoryError, UnicodeError, AttributeError, OverflowError):
         return None
+
+
+class Binary:
+    """A reply's binary part, handed out by (offset, size): each byte of it at most once, so that a forged
+    text naming the same million numbers a thousand times cannot make the grader build a thousand lists."""
+
+    __slots__ = ("view", "left")
+
+    def __init__(self, view: memoryview) -> None:
+        self.view = view
+        self.left = len(view)
+
+    def take(self, offset: int, size: int) -> memoryview:
+        if type(offset) is not int or type(size) is not int or offset < 0 or size < 0 or \
+                offset + size > len(self.view) or size > self.left:
+            raise ValueError("raw numbers past the reply's binary part")
+        self.left -= size
+        return self.view[offset:offset + size]
 
 
 HASH_SHARE = 16  # items of one set or dict that may share a hash: plain data hardly ever has two
@@ -158,22 +206,46 @@ def _opaque(name: object) -> Opaque:
 
 def _data(tag: str):  # type: ignore[no-untyped-def]
     """A numpy or pandas tag's reader (grader/data_values.py), imported at the first such value only."""
-    def read(fields: object) -> object:
+    def read(fields: object, blobs: Binary | None = None) -> object:
         from grader.data_values import TAGS
 
-        return TAGS[tag](fields)
+        return TAGS[tag](fields, blobs)
     return read
 
 
-_TAGS = {"$t": tuple, "$s": _set, "$d": _dict, "$b": lambda s: s.encode("latin-1"), "$o": _opaque,
-         **{tag: _data(tag) for tag in ("$nd", "$ns", "$pi", "$ps", "$pf")}}
+def _numbers(code: str):  # type: ignore[no-untyped-def]
+    """A raw list of floats ("d") or ints ("q") read back: [offset, count] in the binary part."""
+    def read(fields: object, blobs: Binary | None = None) -> list[object]:
+        import array
+
+        if blobs is None or type(fields) is not list or len(fields) != 2 or \
+                not all(type(n) is int and n >= 0 for n in fields):
+            raise ValueError("a raw list is [offset, count] in the binary part")
+        offset, count = fields
+        packed = array.array(code)
+        packed.frombytes(blobs.take(offset, count * 8))
+        if sys.byteorder != "little":
+            packed.byteswap()
+        return packed.tolist()
+    return read
+
+
+_TAGS = {"$t": tuple, "$s": _set, "$d": _dict, "$b": lambda s: s.encode("latin-1"), "$o": _opaque}
+_RAW_TAGS = {**{tag: _data(tag) for tag in ("$nd", "$ns", "$pi", "$ps", "$pf")},
+             "$lf": _numbers("d"), "$li": _numbers("q")}
 
 
 def _untag(obj: dict[str, object]) -> object:
+    return _untag_with(None, obj)
+
+
+def _untag_with(blobs: Binary | None, obj: dict[str, object]) -> object:
     if len(obj) == 1:
         (key, inner), = obj.items()
         if key in _TAGS:
             return _TAGS[key](inner)
+        if key in _RAW_TAGS:
+            return _RAW_TAGS[key](inner, blobs)
     return obj
 
 

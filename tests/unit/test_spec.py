@@ -226,7 +226,7 @@ FORM_PROBLEMS = [
     (_with("    given: {xs: {generator: floats, args: [1]}}\n"), {"generators.py": "def floats():\n    pass\n"},
      "add.yaml:8:43: the args of given 'xs' of test 'add(1, 2)' must be a mapping of names to values"),
     (_with("    given: {xs: {generator: floats, seed: 1}}\n"), {"generators.py": "def floats():\n    pass\n"},
-     "add.yaml:8:37: unknown key 'seed' in given 'xs' of test 'add(1, 2)'; known keys: generator, args"),
+     "add.yaml:8:37: unknown key 'seed' in given 'xs' of test 'add(1, 2)'; known keys: generator, args, inside"),
     (_with("    given: {xs: {generator: floats}}\n"), {"generators.py": "def floats(:\n"},
      "add.yaml:8:29: given 'xs' of test 'add(1, 2)': generators.py is not valid Python (invalid syntax "
      "(generators.py, line 1))"),

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Gradescope runs this once, as root, while it builds the autograder's image. It installs the grader from
 # the wheel in this bundle (the package index is asked only for the grader's dependencies), puts `grader` on
-# PATH, then validates the exercises here: the expected values are computed and the CPU limits measured on
+# PATH, builds the course's environment when the bundle carries one (requirements.txt: numpy, pandas...),
+# then validates the exercises here: the expected values are computed and the CPU limits measured on
 # Gradescope's own machine, and kept in the image for every submission.
 # For a test run elsewhere: GRADER_SOURCE, GRADER_VENV and GRADER_BIN move the paths, GRADER_SKIP_APT=1
 # never calls apt-get.
@@ -40,7 +41,23 @@ echo "setup.sh: the grader runs on $("$PYTHON" -c 'import sys; print(sys.version
 chmod -R o= "$SOURCE"
 
 "$PYTHON" -m venv "$VENV"
-"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "$SOURCE"/dist/*.whl
+WHEEL="$(ls "$SOURCE"/dist/*.whl)"
+if [ -f "$SOURCE/grader-course.yaml" ] && [ -f "$SOURCE/requirements.txt" ]; then
+    # A course with an environment: the grader compares its arrays and frames with numpy and pandas of its
+    # own (the `data` extra), held to the course's pinned versions where it names them.
+    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "$WHEEL[data]" -c "$SOURCE/requirements.txt"
+else
+    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "$WHEEL"
+fi
 mkdir -p "$BIN"
 ln -sf "$VENV/bin/grader" "$BIN/grader"
+if [ -f "$SOURCE/grader-course.yaml" ] && [ -f "$SOURCE/requirements.txt" ]; then
+    # The course's environment (the packages its students import, pinned in requirements.txt), built once
+    # here into the image: a submission's check never downloads. It runs `pip --python`, new in pip 22.3.
+    if ! "$VENV/bin/python" -c 'import sys, pip; sys.exit(tuple(map(int, pip.__version__.split(".")[:2])) < (22, 3))'; then
+        "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade "pip>=22.3"
+    fi
+    echo "setup.sh: building the course's environment from requirements.txt"
+    "$BIN/grader" env build --exercises "$SOURCE/exercises"
+fi
 "$BIN/grader" validate --exercises "$SOURCE/exercises"
