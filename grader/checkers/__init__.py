@@ -233,11 +233,18 @@ def show_pair(expected: object, actual: object, width: int = 2000) -> tuple[str,
 
 
 def first_difference(a_text: str, b_text: str) -> int:
-    """The index of the first character that differs (the shorter's length when one is a prefix)."""
-    for index, (left, right) in enumerate(zip(a_text, b_text)):
-        if left != right:
-            return index
-    return min(len(a_text), len(b_text))
+    """The index of the first character that differs (the shorter's length when one is a prefix). Halving
+    with slices compared in C: a character loop took seconds on a million numbers' repr."""
+    low, high = 0, min(len(a_text), len(b_text))  # a_text[:low] == b_text[:low] throughout
+    if a_text[:high] == b_text[:high]:
+        return high
+    while high - low > 1:  # and a_text[:high] != b_text[:high]
+        middle = (low + high) // 2
+        if a_text[low:middle] == b_text[low:middle]:
+            low = middle
+        else:
+            high = middle
+    return low
 
 
 def _window(text: str, start: int, width: int) -> str:

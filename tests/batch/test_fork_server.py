@@ -213,7 +213,7 @@ def test_a_fork_server_killed_mid_batch_is_replaced_and_every_student_gets_a_ver
     finally:
         done.set()
         watcher.join()
-    assert killed, "no fork server was seen"
+    assert killed, f"no fork server was seen: {result.stdout[-2000:]}"
     assert len(seen) >= 2, f"the killed server was not replaced: {seen}"
     found = grades(tmp_path / "out")
     assert len(found) == 8 and {value[0] for value in found.values()} == {"passed"}, result.stdout

@@ -143,3 +143,16 @@ def test_close_refuses_a_float_subclass_whatever_its_eq_says() -> None:
 ])
 def test_close_takes_ints_past_a_floats_range_exactly(expected: object, actual: object, passed: bool) -> None:
     assert close(expected, actual).passed is passed
+
+
+def test_first_difference_is_the_first_differing_character() -> None:
+    import random
+
+    from grader.checkers import first_difference
+
+    rng = random.Random(5)
+    for _ in range(3000):
+        a = "".join(rng.choice("ab") for _ in range(rng.randint(0, 24)))
+        b = "".join(rng.choice("ab") for _ in range(rng.randint(0, 24)))
+        naive = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+        assert first_difference(a, b) == naive, (a, b)
