@@ -13,7 +13,7 @@ import threading
 import time
 import traceback
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Container, Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -145,17 +145,7 @@ class GradingLoop:
     def _prepare(self) -> None:
         """As many jobs ready as there are workers, the oldest queued first. A submission that needs no
         worker (unreadable, identical to one graded, its spec broken) is graded here on the way."""
-        if len(self.ready) >= len(self.workers):
-            return
-        for number in self.state.queued():
-            if len(self.ready) >= len(self.workers):
-                return
-            if number in self.claimed:
-                continue
-            submission = self.state.get(number)
-            job = self._job(submission) if submission is not None else None
-            if job is None or not self.state.start(number):
-                continue  # graded here, or by another server
+        for number, job in self._claim(self.claimed, lambda: len(self.ready) < len(self.workers)):
             self.claimed.add(number)
             self.ready.append(job)
             self._changed(number)
@@ -169,6 +159,22 @@ class GradingLoop:
                     worker.conn.send(worker.jobs[-1])
                 except OSError:
                     pass  # it died: its pidfd says so, and its job goes back to the queue
+
+    def _claim(self, taken: Container[int], room: Callable[[], bool]) -> Iterator[tuple[int, Job]]:
+        """Queued submissions claimed for grading, oldest first, while there is `room`, skipping those
+        `taken` already; one that needs no worker is graded here on the way (_job), one another server
+        claimed first is passed over."""
+        if not room():
+            return  # full: not even the query
+        for number in self.state.queued():
+            if not room():
+                return
+            if number in taken:
+                continue
+            submission = self.state.get(number)
+            job = self._job(submission) if submission is not None else None
+            if job is not None and self.state.start(number):
+                yield number, job
 
     def _job(self, submission: Submission) -> Job | None:
         label = f"{submission.student}/{Path(submission.file).name}"
@@ -262,15 +268,7 @@ class DaskGradingLoop(GradingLoop):
     def _submit_queued(self) -> None:
         from grader.batch.work import grade_job
 
-        for number in self.state.queued():
-            if len(self.futures) >= 2 * self.size:
-                return
-            if number in self.futures:
-                continue
-            submission = self.state.get(number)
-            job = self._job(submission) if submission is not None else None
-            if job is None or not self.state.start(number):
-                continue
+        for number, job in self._claim(self.futures, lambda: len(self.futures) < 2 * self.size):
             future = self.runner.client.submit(grade_job, job, pure=False)
             future.add_done_callback(lambda _: self.wake())  # on the Dask client's thread
             self.futures[number] = future, job

@@ -180,16 +180,24 @@ def g(ys):
 """
 
 
-def test_big_given_values_and_answers_grade_through_the_sandbox(data_environment, tmp_path: Path) -> None:
-    (tmp_path / "grader-course.yaml").write_text(
-        f"environment:\n  requirements: {DATA_COURSE / 'requirements.txt'}\n")
-    exercises = tmp_path / "exercises"
+def data_course(root: Path, exercise_id: str, spec: str, generators: str = GENERATORS,
+                accepted: str | None = ACCEPTED) -> tuple[Path, Path]:
+    """A course under `root` that uses the data course's environment: (its exercises folder, the accepted
+    reference written, when one is given)."""
+    (root / "grader-course.yaml").write_text(f"environment:\n  requirements: {DATA_COURSE / 'requirements.txt'}\n")
+    exercises = root / "exercises"
     exercises.mkdir()
-    (exercises / "generators.py").write_text(GENERATORS)
-    (exercises / "big.yaml").write_text(COURSE)
-    accepted = tmp_path / "reference" / "big" / "accepted" / "in_place.py"
-    accepted.parent.mkdir(parents=True)
-    accepted.write_text(ACCEPTED)
+    (exercises / "generators.py").write_text(generators)
+    (exercises / f"{exercise_id}.yaml").write_text(spec)
+    reference = root / "reference" / exercise_id / "accepted" / "in_place.py"
+    if accepted is not None:
+        reference.parent.mkdir(parents=True)
+        reference.write_text(accepted)
+    return exercises, reference
+
+
+def test_big_given_values_and_answers_grade_through_the_sandbox(data_environment, tmp_path: Path) -> None:
+    exercises, accepted = data_course(tmp_path, "big", COURSE)
     result = run_cli("check", "big", accepted, "--all", "--format", "json", "--exercises", exercises)
     report = result.json()
     assert report["verdict"] == "passed", result.stdout
@@ -202,13 +210,7 @@ def test_big_given_values_and_answers_grade_through_the_sandbox(data_environment
 
 
 def test_a_generator_returning_an_object_array_is_a_grader_error(data_environment, tmp_path: Path) -> None:
-    exercises = tmp_path / "exercises"
-    exercises.mkdir()
-    (tmp_path / "grader-course.yaml").write_text(
-        f"environment:\n  requirements: {DATA_COURSE / 'requirements.txt'}\n")
-    (exercises / "generators.py").write_text("import numpy as np\n\ndef objects():\n"
-                                             "    return np.array([object()], dtype=object)\n")
-    (exercises / "big.yaml").write_text(textwrap.dedent("""\
+    exercises, _ = data_course(tmp_path, "big", textwrap.dedent("""\
         title: big
         kind: function
         entry: f
@@ -219,7 +221,8 @@ def test_a_generator_returning_an_object_array_is_a_grader_error(data_environmen
             expect: 1
             given:
               xs: {generator: objects}
-        """))
+        """), generators="import numpy as np\n\ndef objects():\n    return np.array([object()], dtype=object)\n",
+        accepted=None)
     submission = tmp_path / "s.py"
     submission.write_text("def f(xs):\n    return 1\n")
     result = run_cli("check", "big", submission, "--format", "json", "--exercises", exercises)
@@ -250,15 +253,7 @@ tests:
 def test_an_input_made_inside_the_sandbox_is_the_one_the_reference_saw(data_environment, tmp_path: Path) -> None:
     """`inside: true`: the generator runs in each sandbox from its source and seed (the reference's and the
     submission's), never in the grader: the expected value is the reference's answer on the same input."""
-    (tmp_path / "grader-course.yaml").write_text(
-        f"environment:\n  requirements: {DATA_COURSE / 'requirements.txt'}\n")
-    exercises = tmp_path / "exercises"
-    exercises.mkdir()
-    (exercises / "generators.py").write_text(GENERATORS)
-    (exercises / "inside.yaml").write_text(INSIDE)
-    accepted = tmp_path / "reference" / "inside" / "accepted" / "in_place.py"
-    accepted.parent.mkdir(parents=True)
-    accepted.write_text(ACCEPTED)
+    exercises, accepted = data_course(tmp_path, "inside", INSIDE)
     cache = tmp_path / "cache"
     env = {"GRADER_CACHE": str(cache)}
     report = run_cli("check", "inside", accepted, "--all", "--format", "json", "--exercises", exercises, env=env).json()
@@ -271,12 +266,7 @@ def test_an_input_made_inside_the_sandbox_is_the_one_the_reference_saw(data_envi
 
 
 def test_a_generator_that_fails_inside_the_sandbox_is_a_grader_error(data_environment, tmp_path: Path) -> None:
-    (tmp_path / "grader-course.yaml").write_text(
-        f"environment:\n  requirements: {DATA_COURSE / 'requirements.txt'}\n")
-    exercises = tmp_path / "exercises"
-    exercises.mkdir()
-    (exercises / "generators.py").write_text(GENERATORS + "\n\ndef broken():\n    return 1 / 0\n")
-    (exercises / "inside.yaml").write_text(textwrap.dedent("""\
+    exercises, _ = data_course(tmp_path, "inside", textwrap.dedent("""\
         title: inside
         kind: function
         entry: f
@@ -287,7 +277,7 @@ def test_a_generator_that_fails_inside_the_sandbox_is_a_grader_error(data_enviro
             expect: 1
             given:
               xs: {generator: broken, inside: true}
-        """))
+        """), generators=GENERATORS + "\n\ndef broken():\n    return 1 / 0\n", accepted=None)
     submission = tmp_path / "s.py"
     submission.write_text("def f(xs):\n    return 1\n")
     report = run_cli("check", "inside", submission, "--format", "json", "--exercises", exercises).json()
