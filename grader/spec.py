@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import difflib
-import inspect
 import re
 from dataclasses import fields, replace
 from pathlib import Path
@@ -12,7 +11,7 @@ from typing import TypeVar
 
 import yaml
 
-from grader.checkers import CHECKERS, typed_args
+from grader.checker_spec import read_checker
 from grader.errors import SpecError, SpecProblem
 from grader.feedback_spec import read_feedback
 from grader.forms import COMMON_KEYS, FORMS, TestForm, form_keys
@@ -135,7 +134,7 @@ def _exercise(reader: _Reader, root: yaml.Node, path: Path) -> Exercise | None:
         if name in keys:
             _check_code(reader, keys[name], name)
     limits = _limits(reader, keys.get("limits"), Limits(), "limits")
-    checker = _checker(reader, keys.get("checker"), CheckerSpec(kind.default_compare))
+    checker = read_checker(reader, keys.get("checker"), CheckerSpec(kind.default_compare))
     tests = _tests(reader, keys.get("tests"), kind, limits, checker if "checker" in keys else None)
     return Exercise(
         id=path.stem,
@@ -234,67 +233,6 @@ def _mutants(reader: _Reader, node: yaml.Node | None) -> MutantsRule:
     return MutantsRule(floor, tuple(marks))
 
 
-def _checker(reader: _Reader, node: yaml.Node | None, default: CheckerSpec) -> CheckerSpec:
-    if node is None:
-        return default
-    args_node: yaml.Node | None = None
-    if isinstance(node, yaml.MappingNode):
-        if any(key.value == "file" for key, _ in node.value):
-            return _custom_checker(reader, node, default)
-        keys = reader.mapping(node, ("name", "args"), "checker")
-        name_node = keys.get("name", node)
-        args_node = keys.get("args")
-    else:
-        name_node = node
-    name = reader.text(name_node, "checker name")
-    if name == "custom":
-        reader.problem(name_node, "a course's own checker is written {file: my_check.py, function: check}")
-        return default
-    if name not in CHECKERS:
-        close = difflib.get_close_matches(name, CHECKERS, n=1)
-        hint = f" (did you mean '{close[0]}'?)" if close else ""
-        known = ", ".join(sorted(set(CHECKERS) - {"custom"}))
-        reader.problem(name_node, f"unknown checker '{name}'{hint}; known checkers: {known}")
-        return default
-    args = reader.value(args_node) if args_node is not None else {}
-    if not isinstance(args, dict):
-        reader.problem(args_node or node, "checker args must be a mapping of names to values")
-        return default
-    try:
-        inspect.signature(CHECKERS[name]).bind(None, None, **args)
-    except TypeError as error:
-        reader.problem(args_node or node, f"checker '{name}' does not take these args: {error}")
-        return default
-    args, problem = typed_args(CHECKERS[name], args)
-    if problem:
-        reader.problem(args_node or node, problem)
-        return default
-    return CheckerSpec(name, tuple(sorted(args.items())))
-
-
-def _custom_checker(reader: _Reader, node: yaml.Node, default: CheckerSpec) -> CheckerSpec:
-    """{file: any_queens_check.py, function: check}: the file beside the exercise specs must define it."""
-    keys = reader.mapping(node, ("file", "function"), "checker")
-    if "function" not in keys:
-        reader.problem(node, "a checker file needs 'function': the name of the function to call")
-        return default
-    file_name, function = reader.text(keys["file"], "checker file"), reader.text(keys["function"], "checker function")
-    path = reader.path.parent / file_name
-    if not path.is_file():
-        reader.problem(keys["file"], f"checker file '{file_name}' not found: it must be in {reader.path.parent}")
-        return default
-    try:
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    except (SyntaxError, UnicodeDecodeError) as error:
-        reader.problem(keys["file"], f"checker file '{file_name}' is not valid Python: {error}")
-        return default
-    defined = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    if function not in defined:
-        reader.problem(keys["function"], f"checker file '{file_name}' defines no function '{function}'")
-        return default
-    return CheckerSpec("custom", (("file", str(path.resolve())), ("function", function)))
-
-
 def _rules(reader: _Reader, node: yaml.Node | None, where: str) -> tuple[Rule, ...]:
     if node is None:
         return ()
@@ -360,7 +298,7 @@ def _test(reader: _Reader, node: yaml.Node, kind: SubmissionKind, limits: Limits
     expect = _expect(reader, keys, compare, where)
     # The exercise's checker applies to what it was written for: returned values, or a program's output.
     inherited = checker if checker and (compare == kind.default_compare) else CheckerSpec(compare)
-    test_checker = _checker(reader, keys.get("checker"), inherited)
+    test_checker = read_checker(reader, keys.get("checker"), inherited)
     if "given" in keys and kind.harness_mode != "module":
         reader.problem(keys["given"], f"'given' binds names for a call: {where} is not a function test")
     test = Test(
