@@ -128,6 +128,7 @@ def main() -> None:
     parser.add_argument("--students", type=int, default=60, help="students of the N-Queens class")
     parser.add_argument("--data-students", type=int, default=60, help="students of the data course")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--only", choices=("n-queens", "data"), help="run one class only")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="grader-fork-bench-"))
     os.environ["GRADER_CACHE"] = str(work / "cache")
@@ -136,6 +137,9 @@ def main() -> None:
                                                   "requirements.txt"), work / "data-course")}
     classes = {"N-Queens": (courses["N-Queens"], make_class, args.students),
                "data course": (courses["data course"], make_data_class, args.data_students)}
+    if args.only:
+        classes = {name: c for name, c in classes.items() if name.startswith(args.only[0].upper())
+                   or name.startswith(args.only)}
     results: dict[tuple[str, bool], Run] = {}
     loads = []
     try:

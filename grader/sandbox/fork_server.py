@@ -58,11 +58,7 @@ def main(control, sources, config):
     if site:
         os.environ.update(config["environ"])  # one BLAS thread: read by the libraries as they load
         sys.path.append(site)
-        for module in config["preload"]:
-            try:
-                __import__(module)
-            except Exception:  # noqa: BLE001 - not in this environment: the submission imports it, or not
-                pass
+        preload(config["preload"])
     ours = [name for name in sys.modules if name == "grader" or name.startswith("grader.")]
     import gc
 
@@ -96,6 +92,30 @@ def main(control, sources, config):
             for fd in fds:
                 os.close(fd)
             control.send(marshal.dumps({"error": "unknown request"}))
+
+
+def preload(modules):
+    """Import the heavy modules the submissions will (numpy, pandas, matplotlib.pyplot) before any fork.
+    matplotlib writes its font cache at import: into a folder of the server's own, removed once it is
+    loaded (the children inherit the fonts found, and their own MPLCONFIGDIR is never written at import)."""
+    config_dir = None
+    if any(module.partition(".")[0] == "matplotlib" for module in modules):
+        import tempfile
+
+        config_dir = tempfile.mkdtemp(prefix="grader-fork-server-mpl-")
+        os.environ["MPLCONFIGDIR"] = config_dir
+    try:
+        for module in modules:
+            try:
+                __import__(module)
+            except Exception:  # noqa: BLE001 - not in this environment: the submission imports it, or not
+                pass
+    finally:
+        if config_dir is not None:
+            import shutil
+
+            shutil.rmtree(config_dir, ignore_errors=True)
+            del os.environ["MPLCONFIGDIR"]
 
 
 def fork_child(control, jail_module, plan, fds, harness, site, ours):

@@ -29,9 +29,9 @@ from grader.sandbox.process import ProcessBackend, ProcessSession
 MAX_FAILURES = 3  # servers started in a row that never forked (a broken interpreter): then none is tried
 SWITCH = "GRADER_FORK_SERVER"  # "off": every batch worker execs a sandbox per submission, as `grader check`
 # What a server may import before it forks (those a hand-in imports: batch/sandboxes.py): the heavy ones,
-# which write nothing at import. Not matplotlib: its import makes a config and cache folder, which belongs
-# in each submission's own /tmp.
-PRELOADED = ("numpy", "pandas")
+# by the package a hand-in names and the modules loaded for it. matplotlib's import writes a font cache:
+# the server makes it in a folder of its own, removed once loaded (fork_server.preload).
+PRELOADED = {"numpy": ("numpy",), "pandas": ("pandas",), "matplotlib": ("matplotlib", "matplotlib.pyplot")}
 _HERE = Path(__file__).resolve().parent
 _SOURCES = {"grader.sandbox.linux": _HERE / "linux.py", "grader.records": _HERE.parent / "records.py",
             "grader.sandbox.jail": _HERE / "jail.py"}
