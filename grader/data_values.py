@@ -95,6 +95,23 @@ def scalar(fields: object, blobs: Binary | None = None) -> object:
     return numpy.array([item], dtype=numpy.dtype(dtype))[0]
 
 
+def scalars(fields: object, blobs: Binary | None = None) -> object:
+    """A list of numpy numbers of one dtype from [dtype, offset, count] in the binary part: `list(array)`."""
+    numpy = _numpy()
+    if numpy is None:
+        return Opaque(f"list of numpy scalars: {MISSING_NUMPY}")
+    if type(fields) is not list or len(fields) != 3:
+        raise ValueError("a list of numpy scalars is [dtype, offset, count]")
+    dtype, offset, count = fields
+    if type(dtype) is not str or not _RAW.match(dtype) or dtype[1] == "c" or blobs is None:
+        raise ValueError("a list of numpy scalars is of numbers, in the binary part")
+    if type(count) is not int or not 0 <= count <= ITEMS_CAP:
+        raise ValueError("a list of numpy scalars too large")
+    kind = numpy.dtype(dtype)
+    data = numpy.frombuffer(blobs.take(offset, count * kind.itemsize), dtype=kind)
+    return list(data if kind.isnative else data.astype(kind.newbyteorder("=")))
+
+
 def index(fields: object, blobs: Binary | None = None) -> object:
     pandas = _pandas()
     if pandas is None:
@@ -161,4 +178,4 @@ def _typed(values, dtype: object):  # type: ignore[no-untyped-def]
         raise ValueError(f"a value of dtype {dtype!r} that does not convert") from None
 
 
-TAGS = {"$nd": array, "$ns": scalar, "$pi": index, "$ps": series, "$pf": frame}
+TAGS = {"$nd": array, "$ns": scalar, "$ln": scalars, "$pi": index, "$ps": series, "$pf": frame}

@@ -5,6 +5,7 @@ looked up, never imported here), and only for their exact classes:
                                         bytes: an int, their offset in the result's binary part (see
                                         frame_parts), or base64 text; else a list of the items as plain data
     {"$lf": offset, count} / {"$li": ...}   a list of a million floats (ints): float64 (int64) raw bytes
+    {"$ln": [dtype, offset, count]}    a long list of numpy numbers of one type (`list(array)`): raw bytes
     {"$ns": [dtype, item]}             a numpy scalar
     {"$pi": [dtype, name, items]}      a pandas Index (items as plain data)
     {"$ps": [name, index, dtype, values]}          a Series (values: an "$nd" payload)

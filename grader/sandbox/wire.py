@@ -232,7 +232,7 @@ def _numbers(code: str):  # type: ignore[no-untyped-def]
 
 
 _TAGS = {"$t": tuple, "$s": _set, "$d": _dict, "$b": lambda s: s.encode("latin-1"), "$o": _opaque}
-_RAW_TAGS = {**{tag: _data(tag) for tag in ("$nd", "$ns", "$pi", "$ps", "$pf")},
+_RAW_TAGS = {**{tag: _data(tag) for tag in ("$nd", "$ns", "$ln", "$pi", "$ps", "$pf")},
              "$lf": _numbers("d"), "$li": _numbers("q")}
 
 

@@ -84,7 +84,24 @@ def test_series_frames_and_long_number_lists_use_the_binary_part(harness) -> Non
     assert back[5] == [2**70] * 2000  # past 64 bits: item by item
 
 
+def test_a_long_list_of_numpy_numbers_comes_back_as_one_in_raw_bytes(harness) -> None:
+    """`list(array)` is a common slip (a list of numpy floats, not an array): it must cost the grader what an
+    array does, not a tagged scalar per item, and still come back as what it is."""
+    values = list(np.random.default_rng(5).random(200_000))
+    flags = list(np.arange(3000) % 3 == 0)
+    mixed = [np.float64(1.5), np.float32(2.5)] * 600  # two types: item by item
+    parts = harness["frame_parts"]({"value": [values, flags, mixed]})
+    assert len(parts[0]) < 40_000  # the text names the 200,000 numbers' bytes, not them
+    back = _result(harness, [values, flags, mixed])
+    assert type(back[0]) is list and all(type(x) is np.float64 for x in back[0]) and back[0] == values
+    assert all(type(x) is np.bool_ for x in back[1]) and back[1] == flags
+    assert [type(x) for x in back[2][:2]] == [np.float64, np.float32] and back[2] == mixed
+
+
 @pytest.mark.parametrize("forged", [
+    {"$ln": ["|O8", 0, 1]},  # raw bytes as object pointers
+    {"$ln": ["<f8", 0, 3]},  # past the end of the binary part
+    {"$ln": ["<c16", 0, 1]},
     {"$nd": ["<f8", [4], 0]},  # past the end of the binary part
     {"$nd": ["<f8", [1], -8]},
     {"$nd": ["|O8", [1], 0]},  # raw bytes as object pointers

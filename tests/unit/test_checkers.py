@@ -156,3 +156,51 @@ def test_first_difference_is_the_first_differing_character() -> None:
         b = "".join(rng.choice("ab") for _ in range(rng.randint(0, 24)))
         naive = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
         assert first_difference(a, b) == naive, (a, b)
+
+
+def test_a_value_shown_lazily_is_its_repr_cut_to_the_width() -> None:
+    import random
+
+    from grader.checkers import show, show_pair
+
+    rng = random.Random(7)
+
+    def value(depth: int = 0) -> object:
+        pick = rng.random()
+        if depth > 3 or pick < 0.4:
+            return rng.choice([1, -2.5, "a'b", None, True, (), (3,), [], {}, float("nan"), b"x", {1, 2}])
+        if pick < 0.6:
+            return [value(depth + 1) for _ in range(rng.randrange(5))]
+        if pick < 0.8:
+            return tuple(value(depth + 1) for _ in range(rng.randrange(4)))
+        return {rng.randrange(9): value(depth + 1) for _ in range(rng.randrange(4))}
+
+    for _ in range(2000):
+        shown = value()
+        text = repr(shown)
+        assert show(shown, 20) == (text if len(text) <= 20 else text[:17] + "...")
+        assert show_pair(shown, shown, 10**6) == (text, text)
+
+
+def test_a_long_wrong_answer_is_shown_without_the_repr_of_all_of_it() -> None:
+    """A million-item answer wrong at item 10: the report's window is made from its first items only."""
+    from grader.checkers import show, show_pair
+
+    made = []
+
+    class Item:
+        def __init__(self, number: int) -> None:
+            self.number = number
+
+        def __repr__(self) -> str:
+            made.append(self.number)
+            return str(self.number)
+
+    expected = [Item(i) for i in range(1_000_000)]
+    actual = list(expected)
+    actual[10] = Item(-1)
+    want, got = show_pair(expected, actual, 200)
+    assert want.startswith("[0, 1, 2") and "10, 11" in want and "-1, 11" in got
+    assert len(made) < 5_000
+    made.clear()
+    assert show(expected, 60).endswith("...") and len(made) < 100
