@@ -105,15 +105,19 @@ def _generated(reader: SpecReader, node: yaml.Node, where: str, source: Path) ->
 
 RAW_ITEMS = 1024  # a list of only floats (or only ints) this long, or any numpy array, goes as raw bytes
 _RAW_ARRAY_KINDS = "biufc"  # numpy dtypes sent as their bytes: numbers and booleans, never objects
-_raw: dict[int, tuple[str, str, tuple[int, ...], bytes] | None] = {}  # id(value) -> its raw form (values kept in _made)
+Raw = tuple[str, str, tuple[int, ...], bytes]  # (form: "list" or "array", typecode or dtype, shape, bytes)
+# id(value) -> (what marshal carries, its raw parts by key: None for the value itself, else a dict's key);
+# only for generated values, which live as long as the process (kept in _made): made once, sent by every test.
+_split: dict[int, tuple[object, list[tuple[object, Raw]]]] = {}
 
 
 def given_request(test: Test) -> dict[str, object]:
     """The harness request's part for the test's given names: small values in "given" (marshal), big lists of
-    numbers and numpy arrays as raw bytes in "attachments", named in "given_raw" (name, "list" or "array",
-    typecode or dtype, shape, index). A generated value's raw form is made once per process."""
+    numbers and numpy arrays (alone, or as a dict's values: a table's columns) as raw bytes in "attachments",
+    named in "given_raw" (name, "list" or "array", typecode or dtype, shape, index, and the dict's key for a
+    column). A generated value's raw form is made once per process."""
     plain: dict[str, object] = {}
-    raw: list[tuple[str, str, str, tuple[int, ...], int]] = []
+    raw: list[tuple[object, ...]] = []
     attachments: list[bytes] = []
     made: list[tuple[str, str, str, dict[str, object]]] = []
     for name, given in test.given:
@@ -121,19 +125,34 @@ def given_request(test: Test) -> dict[str, object]:
             made.append((name, _source_text(given), given.generator, dict(given.args)))
             continue
         value = _made_value(given)[0] if isinstance(given, Generated) else given
-        packed = raw_form(value)
-        if packed is None:
-            plain[name] = value
-            continue
-        form, code, shape, data = packed
-        raw.append((name, form, code, shape, len(attachments)))
-        attachments.append(data)
+        plain[name], parts = split_raw(value)
+        for key, (form, code, shape, data) in parts:
+            raw.append((name, form, code, shape, len(attachments), *(() if key is None else (key,))))
+            attachments.append(data)
     fields: dict[str, object] = {"given": plain}
     if raw:
         fields.update(given_raw=raw, attachments=attachments)
     if made:
         fields["given_made"] = made
     return fields
+
+
+def split_raw(value: object) -> tuple[object, list[tuple[object, Raw]]]:
+    """What of `value` goes as marshal data, and its parts that go raw: the value itself, or the values of a
+    dict (keys that are str or int) that are big lists or arrays, left as None in the marshalled dict."""
+    key = id(value)
+    if key in _split and _kept(value):
+        return _split[key]
+    whole = raw_form(value)
+    split: tuple[object, list[tuple[object, Raw]]] = (None, [(None, whole)]) if whole is not None else (value, [])
+    if whole is None and type(value) is dict and all(type(k) in (str, int) for k in value):
+        columns = [(k, raw_form(item)) for k, item in value.items()]
+        parts = [(k, packed) for k, packed in columns if packed is not None]
+        if parts:
+            split = ({k: None if packed is not None else value[k] for k, packed in columns}, parts)
+    if _kept(value):
+        _split[key] = split
+    return split
 
 
 def _source_text(generated: Generated) -> str:
@@ -143,12 +162,8 @@ def _source_text(generated: Generated) -> str:
         raise GenerationError(f"cannot read {generated.source}: {error}") from None
 
 
-def raw_form(value: object) -> tuple[str, str, tuple[int, ...], bytes] | None:
+def raw_form(value: object) -> Raw | None:
     """(form, code, shape, bytes) of a value sent raw, or None for one sent as marshal data."""
-    key = id(value)
-    if key in _raw and _kept(value):
-        return _raw[key]
-    packed: tuple[str, str, tuple[int, ...], bytes] | None = None
     if type(value) is list and len(value) >= RAW_ITEMS:
         import array
 
@@ -158,17 +173,14 @@ def raw_form(value: object) -> tuple[str, str, tuple[int, ...], bytes] | None:
             try:
                 numbers = array.array(code, value)
             except OverflowError:  # an int past 64 bits: marshal takes it
-                numbers = None
-            if numbers is not None:
-                if sys.byteorder != "little":
-                    numbers.byteswap()
-                packed = ("list", code, (len(value),), numbers.tobytes())
+                return None
+            if sys.byteorder != "little":
+                numbers.byteswap()
+            return ("list", code, (len(value),), numbers.tobytes())
     elif _is_array(value):
         little = value.astype(value.dtype.newbyteorder("<"), copy=False)  # type: ignore[attr-defined]
-        packed = ("array", little.dtype.str, tuple(value.shape), little.tobytes())  # type: ignore[attr-defined]
-    if _kept(value):
-        _raw[key] = packed
-    return packed
+        return ("array", little.dtype.str, tuple(value.shape), little.tobytes())  # type: ignore[attr-defined]
+    return None
 
 
 def _kept(value: object) -> bool:

@@ -23,22 +23,27 @@ def given_scope(request):
     fork would cost the child a copy of every page it touches (reference counts), more than building it."""
     scope = dict(test_names, **dict(request.get("given") or ()))
     attachments = request.get("attachments") or ()
-    for name, form, code, shape, index in request.get("given_raw") or ():
+    for raw in request.get("given_raw") or ():
+        name, form, code, shape, index = raw[:5]
         data = attachments[index]
         if form == "list":  # read in place: memoryview builds the list straight from the buffer
             if sys.byteorder == "little":
-                scope[name] = memoryview(data).cast(code).tolist()
+                value = memoryview(data).cast(code).tolist()
             else:
                 import array
 
                 numbers = array.array(code, data)
                 numbers.byteswap()
-                scope[name] = numbers.tolist()
+                value = numbers.tolist()
         else:  # a numpy array over the request's own buffer (writable: the child's copy of its pages)
             numpy = sys.modules.get("numpy")
             if numpy is None:
                 raise ImportError("a numpy array is given but the course's environment has no numpy")
-            scope[name] = numpy.frombuffer(data, dtype=code).reshape(shape)
+            value = numpy.frombuffer(data, dtype=code).reshape(shape)
+        if len(raw) > 5:  # a column of a given dict, which came with None in its place
+            scope[name][raw[5]] = value
+        else:
+            scope[name] = value
     for name, source, function, args in request.get("given_made") or ():
         # `inside: true`: the course's generator run here, with the real builtins (the instructor's code,
         # not the submission's), from its source and args: the same input the reference's sandbox makes.

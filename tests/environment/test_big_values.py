@@ -162,6 +162,11 @@ tests:
     checker: value
     given:
       ns: {generator: ints, args: {count: 5000}}
+  - name: a table of columns in
+    call: h(table)
+    checker: value
+    given:
+      table: {generator: table, args: {rows: 200000}}
 """
 GENERATORS = """\
 import random
@@ -180,6 +185,11 @@ def floats(count, seed):
 
 def ints(count):
     return list(range(count))
+
+
+def table(rows):
+    return {"store": [i % 7 for i in range(rows)], "amount": [i / 4 for i in range(rows)], "title": "sales",
+            "flags": [True] * rows, 3: np.arange(rows)}
 """
 ACCEPTED = """\
 import numpy as np
@@ -194,6 +204,14 @@ def f(xs):
 def g(ys):
     assert type(ys) is list and all(type(y) is float for y in ys)
     return [y + 1 for y in ys]
+
+
+def h(table):
+    assert list(table) == ["store", "amount", "title", "flags", 3], list(table)
+    assert type(table["store"]) is list and all(type(s) is int for s in table["store"])
+    assert all(type(a) is float for a in table["amount"]) and table["flags"][:2] == [True, True]
+    assert type(table[3]) is np.ndarray
+    return [len(table["store"]), sum(table["store"]), sum(table["amount"]), table["title"], int(table[3].sum())]
 """
 
 
@@ -221,9 +239,20 @@ def test_big_given_values_and_answers_grade_through_the_sandbox(data_environment
     wrong = tmp_path / "wrong.py"
     wrong.write_text(ACCEPTED.replace("xs * 2", "xs * 2.000001").replace("y + 1 for", "y + 1.5 for"))
     report = run_cli("check", "big", wrong, "--all", "--format", "json", "--exercises", exercises).json()
-    assert [t["verdict"] for t in report["tests"]] == ["wrong_answer", "wrong_answer", "passed"], report
+    assert [t["verdict"] for t in report["tests"]] == ["wrong_answer", "wrong_answer", "passed", "passed"], report
     assert "index (0, 0)" in report["tests"][0]["feedback"]
     assert report["tests"][1]["feedback"].startswith("item 0 differs")
+
+
+def test_a_dicts_big_columns_go_raw_and_its_other_values_as_data() -> None:
+    from grader.forms.given import split_raw
+
+    table = {"store": list(range(3000)), "amount": [0.5] * 3000, "title": "sales", "few": [1, 2]}
+    plain, parts = split_raw(table)
+    assert plain == {"store": None, "amount": None, "title": "sales", "few": [1, 2]}
+    assert [(key, form, code, shape) for key, (form, code, shape, _) in parts] == \
+        [("store", "list", "q", (3000,)), ("amount", "list", "d", (3000,))]
+    assert split_raw({(1, 2): list(range(3000))})[1] == []  # a key marshal alone can carry: all of it as data
 
 
 def test_a_generator_returning_an_object_array_is_a_grader_error(data_environment, tmp_path: Path) -> None:
