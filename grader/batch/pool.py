@@ -10,7 +10,7 @@ import subprocess
 import sys
 from collections import deque
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from multiprocessing import Pipe
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
@@ -34,6 +34,17 @@ class _Worker:
     pidfd: int  # readable once the process has ended
     core: int | None  # the core it and its sandboxes run on; None: wherever the scheduler puts them
     jobs: deque[Job] = field(default_factory=deque)  # sent, not answered yet, oldest first
+    exercises: set[tuple[int, int]] = field(default_factory=set)  # the packed exercises it has been sent
+
+    def send(self, job: Job) -> None:
+        """The job, its packed exercise only the first time: an exercise with big expected answers is
+        megabytes, and a pipe write that size waits for a busy worker while the others starve."""
+        self.jobs.append(job)
+        # By content (a bytes object keeps its hash once made): the pool outlives one call's jobs.
+        token = (len(job.packed_exercise), hash(job.packed_exercise))
+        first = token not in self.exercises
+        self.exercises.add(token)
+        self.conn.send((replace(job, packed_exercise=b""), token, job.packed_exercise if first else None))
 
     def stop(self) -> None:
         self.process.kill()
@@ -94,8 +105,7 @@ class LocalPool:
         for depth in (1, 2):
             for worker in self.workers:
                 if queue and len(worker.jobs) < depth and (depth == 1 or len(queue) > len(self.workers)):
-                    worker.jobs.append(queue.popleft())
-                    worker.conn.send(worker.jobs[-1])
+                    worker.send(queue.popleft())
 
     def close(self) -> None:
         """Stop every worker now: a job in progress is abandoned (the next run grades it)."""

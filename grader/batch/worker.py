@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+from dataclasses import replace
 from multiprocessing.connection import Connection
 
 from grader.batch.sandboxes import WorkerSandboxes
@@ -24,15 +25,19 @@ def main(argv: list[str]) -> None:
         return
     conn = Connection(fd)
     sandboxes = WorkerSandboxes()
+    exercises: dict[tuple[int, int], bytes] = {}  # the pool's token -> a packed exercise, sent with its first job only
     try:
         while True:
             try:
-                job = conn.recv()
+                message = conn.recv()
             except (EOFError, OSError):
                 return
-            if job is None:
+            if message is None:
                 return
-            conn.send(grade_job(job, sandboxes))
+            job, token, packed = message
+            if packed is not None:
+                exercises[token] = packed
+            conn.send(grade_job(replace(job, packed_exercise=exercises[token]), sandboxes))
     finally:
         sandboxes.close()
 
