@@ -122,15 +122,43 @@ def helpers_of(folder: ClassFolder, student: str, entry: Path) -> tuple[Path, ..
                  and "/" not in name[len(prefix):])
 
 
+_PLAIN = (int, float, str, bool, type(None))
+
+
 def canonical(value: object) -> str:
-    """A text that is equal for equal values in every process (a set's order changes with the hash seed)."""
+    """A text that is equal for equal values in every process (a set's order changes with the hash seed),
+    and differs for values that differ anywhere (numpy's repr of a big array leaves its middle out)."""
+    data = _data_canonical(value)
+    if data is not None:
+        return data
     if isinstance(value, (set, frozenset)):
         return f"{type(value).__name__}{{{','.join(sorted(canonical(v) for v in value))}}}"
     if isinstance(value, dict):
         return "dict{" + ",".join(sorted(f"{canonical(k)}:{canonical(v)}" for k, v in value.items())) + "}"
     if isinstance(value, (list, tuple)):
+        if all(type(v) in _PLAIN for v in value):  # a long list of numbers: one repr made in C
+            return f"{type(value).__name__}{list(value)!r}"
         return f"{type(value).__name__}[{','.join(canonical(v) for v in value)}]"
     return repr(value)
+
+
+def _data_canonical(value: object) -> str | None:
+    """A numpy array's or a pandas object's text by its every item: dtype, shape and a digest of its bytes."""
+    module = type(value).__module__.partition(".")[0]
+    if module == "numpy" and type(value).__name__ == "ndarray":
+        array = value
+        if array.dtype.kind == "O":  # type: ignore[attr-defined]
+            return f"ndarray{array.shape}:" + canonical(array.tolist())  # type: ignore[attr-defined]
+        import numpy
+
+        digest = _sha256(numpy.ascontiguousarray(array).tobytes())
+        return f"ndarray[{array.dtype.str},{array.shape},{digest}]"  # type: ignore[attr-defined]
+    if module == "pandas" and type(value).__name__ in ("Series", "DataFrame", "Index"):
+        import pickle
+
+        # Equal pandas objects pickle alike in one pandas version, which every worker of a batch shares.
+        return f"pandas.{type(value).__name__}[{_sha256(pickle.dumps(value, protocol=5))}]"
+    return None
 
 
 def _sha256(data: bytes) -> str:
