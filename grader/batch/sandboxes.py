@@ -65,4 +65,5 @@ def preloaded_for(handin: Handin) -> tuple[str, ...]:
                 names.update(alias.name.partition(".")[0] for alias in node.names)
             elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
                 names.add(node.module.partition(".")[0])
-    return tuple(module for name, modules in PRELOADED.items() if name in names for module in modules)
+    wanted = [module for name, modules in PRELOADED.items() if name in names for module in modules]
+    return tuple(dict.fromkeys(wanted))  # each once, in order

@@ -31,7 +31,9 @@ SWITCH = "GRADER_FORK_SERVER"  # "off": every batch worker execs a sandbox per s
 # What a server may import before it forks (those a hand-in imports: batch/sandboxes.py): the heavy ones,
 # by the package a hand-in names and the modules loaded for it. matplotlib's import writes a font cache:
 # the server makes it in a folder of its own, removed once loaded (fork_server.preload).
-PRELOADED = {"numpy": ("numpy",), "pandas": ("pandas",), "matplotlib": ("matplotlib", "matplotlib.pyplot")}
+# pandas and matplotlib load numpy themselves: named first, a hand-in importing both shares their server.
+PRELOADED = {"numpy": ("numpy",), "pandas": ("numpy", "pandas"),
+             "matplotlib": ("numpy", "matplotlib", "matplotlib.pyplot")}
 _HERE = Path(__file__).resolve().parent
 _SOURCES = {"grader.sandbox.linux": _HERE / "linux.py", "grader.records": _HERE.parent / "records.py",
             "grader.sandbox.jail": _HERE / "jail.py"}
