@@ -55,7 +55,7 @@ def _same(expected: object, actual: object) -> bool:
         return False
 
 
-_LAZY = 1 << 16  # characters of two reprs compared piece by piece before the rest is made whole
+_LAZY = 1 << 14  # characters of two reprs compared piece by piece before the rest is made whole
 _CONTAINERS = (list, tuple, dict)
 _DEPTH = 50  # containers nested deeper are shown by safe_repr, which knows how to refuse them
 

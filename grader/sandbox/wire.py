@@ -55,17 +55,16 @@ class Frame:
     oom_killed: bool = False  # the submission's cgroup reached its memory limit (a refusal, an OOM kill)
 
 
-def framed(message: dict[str, object]) -> bytes:
-    """A request: 4 bytes of length, its marshal data, then its "attachments" (bytes: a big given value's
-    raw numbers) as they are; the marshal part lists only their sizes. The harness reads each into a buffer
-    of its own (harness.receive): a million floats cost it one read, not an unmarshal of a million objects."""
-    attachments = message.get("attachments")
-    if not attachments:
-        data = marshal.dumps(message)
-        return len(data).to_bytes(4, "big") + data
-    parts = list(attachments)  # type: ignore[call-overload]
-    data = marshal.dumps({**message, "attachments": [len(part) for part in parts]})
-    return b"".join([len(data).to_bytes(4, "big"), data, *parts])
+def framed(message: dict[str, object]) -> list[bytes]:
+    """A request's parts, written in turn: 4 bytes of length, its marshal data, then its "attachments"
+    (bytes: a big given value's raw numbers) as they are, never joined into a copy; the marshal part lists
+    only their sizes. The harness reads each into a buffer of its own (harness.receive): a million floats
+    cost it one read, not an unmarshal of a million objects."""
+    attachments = list(message.get("attachments") or ())  # type: ignore[call-overload]
+    if attachments:
+        message = {**message, "attachments": [len(part) for part in attachments]}
+    data = marshal.dumps(message)
+    return [len(data).to_bytes(4, "big") + data, *attachments]
 
 
 PIPE_SIZE = 1 << 20  # the unprivileged maximum by default: a million numbers cross in 14 writes, not 220
@@ -82,11 +81,12 @@ def widen(*pipes: int) -> None:
             pass
 
 
-def send(fd: int, frame: bytes) -> None:
-    view = memoryview(frame)
+def send(fd: int, frame: bytes | list[bytes]) -> None:
     try:
-        while view:  # a write into a full pipe can end part-way (a signal): the rest follows
-            view = view[os.write(fd, view):]
+        for part in [frame] if isinstance(frame, bytes) else frame:
+            view = memoryview(part)
+            while view:  # a write into a full pipe can end part-way (a signal): the rest follows
+                view = view[os.write(fd, view):]
     except (BrokenPipeError, OSError):
         pass  # the sandbox died; the read of its reply reports it
 
