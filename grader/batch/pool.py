@@ -54,13 +54,19 @@ class _Worker:
 
 
 class LocalPool:
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, data_values: bool = False) -> None:
         # What a worker leaves when it is stopped (its sandboxes, dying with it) comes back to us, to be
         # reaped before the batch returns, never to init.
         become_subreaper()
         self.size = workers
         self.workers: list[_Worker] = []
         self.cores = cores_for(workers)
+        self.data_values = data_values  # a course's environment: workers load numpy and pandas at start
+
+    def start(self, count: int | None = None) -> None:
+        """Start the workers now (all of them, or `count`), before any job: they load while the caller works."""
+        while len(self.workers) < min(self.size, self.size if count is None else count):
+            self.workers.append(_start(self.cores[len(self.workers)], self.data_values))
 
     def describe(self) -> str:
         from grader.batch.sandboxes import describe
@@ -70,8 +76,7 @@ class LocalPool:
     def results(self, jobs: list[Job]) -> Iterator[Graded]:
         """Every job's grading, in the order they finish."""
         queue, tries = deque(jobs), {job.key: 0 for job in jobs}
-        while len(self.workers) < min(self.size, len(jobs)):
-            self.workers.append(_start(self.cores[len(self.workers)]))
+        self.start(len(jobs))
         while queue or any(w.jobs for w in self.workers):
             self._hand_out(queue)
             busy = [w for w in self.workers if w.jobs]
@@ -89,7 +94,7 @@ class LocalPool:
                 elif worker.pidfd not in ready:
                     continue
                 worker.stop()
-                self.workers[self.workers.index(worker)] = _start(worker.core)
+                self.workers[self.workers.index(worker)] = _start(worker.core, self.data_values)
                 for job in reversed(worker.jobs):
                     tries[job.key] += 1
                     if tries[job.key] <= RETRIES:
@@ -129,13 +134,14 @@ def cores_for(workers: int) -> list[int | None]:
 _OWN_GROUP: dict[str, object] = {"process_group": 0} if sys.version_info >= (3, 11) else {"start_new_session": True}
 
 
-def _start(core: int | None) -> _Worker:
+def _start(core: int | None, data_values: bool = False) -> _Worker:
     ours, theirs = Pipe()
     # The worker imports grader from where this process did, installed or not.
     source = str(Path(grader.__file__).resolve().parent.parent)
     path = os.pathsep.join(p for p in (source, os.environ.get("PYTHONPATH", "")) if p)
     process = subprocess.Popen(
-        [sys.executable, "-m", "grader.batch.worker", str(theirs.fileno()), str(os.getpid())],
+        [sys.executable, "-m", "grader.batch.worker", str(theirs.fileno()), str(os.getpid()),
+         *(["--data-values"] if data_values else [])],
         pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": path},
         **_OWN_GROUP)
     theirs.close()

@@ -23,6 +23,7 @@ from grader.batch.progress import BatchProgress
 from grader.batch.store import Store
 from grader.batch.work import Graded, Job
 from grader.course import Course
+from grader.environment import environment_of_exercise
 from grader.errors import UsageError
 from grader.model import Exercise, Verdict
 from grader.outputs import batch_outputs, output
@@ -73,6 +74,7 @@ class Batch:
         self.folder: ClassFolder | None = None
         self.plan: Plan | None = None
         self.store: Store | None = None
+        self.pool: LocalPool | None = None
         self._lock: int | None = None
         self.limit_changes: list[str] = []  # exercises whose limits differ from the last run's in this folder
         self.spec_problems: list[str] = []  # of the specs that did not load
@@ -85,6 +87,9 @@ class Batch:
                                unpack_into=options.out / "unpacked")
         chosen = self._choose(exercises, self.folder)
         self._take_output_folder()
+        if not options.cluster:  # started now, they load while the plan is made on this core
+            self.pool = LocalPool(options.workers, data_values=any(environment_of_exercise(e.path) for e in chosen))
+            self.pool.start()
         private = self.course.private_paths(options.submissions.resolve(), options.out.resolve())
         self.plan = make_plan(self.folder, chosen, private_paths=private,
                               rule=options.rule)
@@ -142,8 +147,8 @@ class Batch:
         try:
             with view:
                 if jobs:
-                    runner = DaskRunner(self.options.cluster) if self.options.cluster else LocalPool(
-                        min(self.options.workers, len(jobs)))
+                    runner = DaskRunner(self.options.cluster) if self.options.cluster else \
+                        self.pool or LocalPool(self.options.workers)
                     tally.runner = runner.describe()
                     for graded in runner.results(jobs):
                         store.save(graded)
@@ -155,6 +160,7 @@ class Batch:
         finally:
             if runner is not None:
                 runner.close()
+            self._close_pool()
             tally.wall_seconds = time.monotonic() - started
             store.finish_run(tally.gradings, tally.completed)
 
@@ -172,7 +178,13 @@ class Batch:
             written += output(name).write(book, self.options.out)
         return written
 
+    def _close_pool(self) -> None:
+        if self.pool is not None:
+            self.pool.close()
+            self.pool = None
+
     def close(self) -> None:
+        self._close_pool()
         if self.store is not None:
             self.store.close()
         if self._lock is not None:

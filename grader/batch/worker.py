@@ -23,6 +23,12 @@ def main(argv: list[str]) -> None:
     linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() != parent:
         return
+    if "--data-values" in argv:  # a course's numpy and pandas answers: loaded before the first job comes
+        for name in ("numpy", "pandas"):
+            try:
+                __import__(name)
+            except ImportError:  # the grader without its data extra: such values are shown as unreadable
+                pass
     conn = Connection(fd)
     sandboxes = WorkerSandboxes()
     exercises: dict[tuple[int, int], bytes] = {}  # the pool's token -> a packed exercise, sent with its first job only
