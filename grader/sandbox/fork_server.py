@@ -58,7 +58,7 @@ def main(control, sources, config):
     if site:
         os.environ.update(config["environ"])  # one BLAS thread: read by the libraries as they load
         sys.path.append(site)
-        preload(config["preload"])
+        preload(config["preload"], config.get("font_cache"))
     ours = [name for name in sys.modules if name == "grader" or name.startswith("grader.")]
     import gc
 
@@ -94,15 +94,18 @@ def main(control, sources, config):
             control.send(marshal.dumps({"error": "unknown request"}))
 
 
-def preload(modules):
+def preload(modules, font_cache=None):
     """Import the heavy modules the submissions will (numpy, pandas, matplotlib.pyplot) before any fork.
-    matplotlib writes its font cache at import: into a folder of the server's own, removed once it is
-    loaded (the children inherit the fonts found, and their own MPLCONFIGDIR is never written at import)."""
-    config_dir = None
+    matplotlib reads (and the first time writes) its font cache at import: in `font_cache`, a folder of
+    the grader's that no sandbox sees, kept for the next server; else in a folder of the server's own,
+    removed once loaded. The children inherit the fonts found; no MPLCONFIGDIR of theirs is written."""
+    config_dir = temporary = None
     if any(module.partition(".")[0] == "matplotlib" for module in modules):
-        import tempfile
+        if font_cache is None:
+            import tempfile
 
-        config_dir = tempfile.mkdtemp(prefix="grader-fork-server-mpl-")
+            font_cache = temporary = tempfile.mkdtemp(prefix="grader-fork-server-mpl-")
+        config_dir = font_cache
         os.environ["MPLCONFIGDIR"] = config_dir
     try:
         for module in modules:
@@ -112,10 +115,11 @@ def preload(modules):
                 pass
     finally:
         if config_dir is not None:
+            del os.environ["MPLCONFIGDIR"]
+        if temporary is not None:
             import shutil
 
-            shutil.rmtree(config_dir, ignore_errors=True)
-            del os.environ["MPLCONFIGDIR"]
+            shutil.rmtree(temporary, ignore_errors=True)
 
 
 def fork_child(control, jail_module, plan, fds, harness, site, ours):

@@ -20,6 +20,7 @@ import socket
 from dataclasses import fields
 from pathlib import Path
 
+from grader.cache import cache_dir
 from grader.model import Limits
 from grader.sandbox import linux, wire
 from grader.sandbox.isolation import Isolation, child_python, netns_fd
@@ -30,7 +31,7 @@ MAX_FAILURES = 3  # servers started in a row that never forked (a broken interpr
 SWITCH = "GRADER_FORK_SERVER"  # "off": every batch worker execs a sandbox per submission, as `grader check`
 # What a server may import before it forks (those a hand-in imports: batch/sandboxes.py): the heavy ones,
 # by the package a hand-in names and the modules loaded for it. matplotlib's import writes a font cache:
-# the server makes it in a folder of its own, removed once loaded (fork_server.preload).
+# the server keeps it in the grader's cache folder (_font_cache), never where a sandbox could write it.
 # pandas and matplotlib load numpy themselves: named first, a hand-in importing both shares their server.
 PRELOADED = {"numpy": ("numpy",), "pandas": ("numpy", "pandas"),
              "matplotlib": ("numpy", "matplotlib", "matplotlib.pyplot")}
@@ -117,7 +118,7 @@ class ForkServer:
         sources["fork_server"] = (_HERE / "fork_server.py").read_text()
         sources["harness"] = wire.HARNESS_BODY
         config = {"site_packages": self.site_packages, "environ": self.environ,
-                  "preload": self.preload if self.site_packages else ()}
+                  "preload": self.preload if self.site_packages else (), "font_cache": _font_cache(self.preload)}
         ours.sendall(marshal.dumps((sources, config)))
 
     def fork(self, jail: Jail, requests_r: int, replies_w: int) -> int:
@@ -183,6 +184,19 @@ class ForkServer:
 
     def close(self) -> None:
         self._forget()
+
+
+def _font_cache(preload: tuple[str, ...]) -> str | None:
+    """Where a server that loads matplotlib keeps its font cache (MPLCONFIGDIR) from one start to the next:
+    in the grader's own cache folder, which no sandbox sees; None: a folder of its own, removed once loaded."""
+    if "matplotlib" not in preload:
+        return None
+    try:
+        path = cache_dir() / "fork-server-matplotlib"
+        path.mkdir(mode=0o700, exist_ok=True)
+    except OSError:
+        return None
+    return str(path)
 
 
 def plan(jail: Jail) -> dict[str, object]:

@@ -162,6 +162,43 @@ def test_nothing_of_one_submission_reaches_the_next_on_the_same_worker(tmp_path:
     assert not _processes_with("fork-server-leftover")
 
 
+PLANT_FONTS = """\
+import os
+
+import matplotlib.pyplot as plt
+
+
+def probe():
+    folder = plt.matplotlib.get_configdir()  # the server's font cache, as matplotlib remembers it
+    try:
+        with open(os.path.join(folder, "fontlist-planted.json"), "w") as planted:
+            planted.write("{}")
+    except OSError:
+        return "refused"
+    return "planted"
+"""
+
+
+def test_the_servers_font_cache_is_kept_where_no_submission_can_write(tmp_path: Path,
+                                                                       data_environment: object) -> None:
+    """matplotlib is loaded by the server with its font cache in the grader's cache folder, kept for the
+    next server: a submission, which sees the folder's name, can neither write there nor leave a file."""
+    from grader.cache import cache_dir
+
+    course = tmp_path / "course"
+    (course / "exercises").mkdir(parents=True)
+    (course / "grader-course.yaml").write_text(f"environment:\n  requirements: {DATA_COURSE / 'requirements.txt'}\n")
+    (course / "exercises" / "fonts.yaml").write_text(
+        "title: Fonts\nkind: function\nentry: probe\nstatement: x\nlimits: {cpu: 4.0, memory: 1024}\n"
+        "tests:\n  - name: plant\n    call: probe()\n    expect: refused\n")
+    (tmp_path / "class" / "mallory").mkdir(parents=True)
+    (tmp_path / "class" / "mallory" / "fonts.py").write_text(PLANT_FONTS)
+    result = batch(tmp_path / "class", course / "exercises", tmp_path / "out", True, "--workers", 1)
+    assert grades(tmp_path / "out")[("mallory", "fonts")][0] == "passed", result.stdout
+    fonts = cache_dir() / "fork-server-matplotlib"
+    assert any(fonts.glob("fontlist-*.json")) and not (fonts / "fontlist-planted.json").exists()
+
+
 def _processes_with(marker: str) -> list[int]:
     found = []
     for pid in os.listdir("/proc"):
