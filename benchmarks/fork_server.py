@@ -3,6 +3,7 @@ one run, for the N-Queens class (the bundled exercises) and for the data course 
 numpy and pandas in every sandbox). Prints its figures and the command that made them.
 
     .venv/bin/python benchmarks/fork_server.py [--workers 2] [--students 60] [--data-students 60] [--seed 1]
+                                               [--only n-queens|data]
 
 The classes: benchmarks/batch.py's mix for the N-Queens exercises; for the data course every student hands
 in an accepted reference (a wrong one in one case out of six), each file made distinct by a comment. No
@@ -138,8 +139,8 @@ def main() -> None:
     classes = {"N-Queens": (courses["N-Queens"], make_class, args.students),
                "data course": (courses["data course"], make_data_class, args.data_students)}
     if args.only:
-        classes = {name: c for name, c in classes.items() if name.startswith(args.only[0].upper())
-                   or name.startswith(args.only)}
+        chosen = {"n-queens": "N-Queens", "data": "data course"}[args.only]
+        classes = {chosen: classes[chosen]}
     results: dict[tuple[str, bool], Run] = {}
     loads = []
     try:
@@ -156,7 +157,8 @@ def main() -> None:
     print(f"fork server benchmark: {args.workers} workers, {len(os.sched_getaffinity(0))} cores, load average "
           f"before the runs {', '.join(f'{x:.2f}' for x in loads)}")
     print(f"command: .venv/bin/python benchmarks/fork_server.py --workers {args.workers} --students "
-          f"{args.students} --data-students {args.data_students} --seed {args.seed}")
+          f"{args.students} --data-students {args.data_students} --seed {args.seed}"
+          + (f" --only {args.only}" if args.only else ""))
     print(f"{'class':<12} {'fork server':>11} {'gradings':>9} {'wall s':>8} {'tests CPU s':>12} {'ideal s':>8} "
           f"{'wall/ideal':>11} {'sandbox CPU s':>14} {'sandbox/tests':>14} {'workers CPU s':>14} "
           f"{'machine CPU s':>14} {'own CPU/ideal':>14}")
