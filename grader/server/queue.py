@@ -154,9 +154,8 @@ class GradingLoop:
         """A ready job to every idle worker; one each, so that none sits on a job another could run."""
         for worker in self.workers:
             if self.ready and not worker.jobs:
-                worker.jobs.append(self.ready.popleft())
                 try:
-                    worker.conn.send(worker.jobs[-1])
+                    worker.send(self.ready.popleft())
                 except OSError:
                     pass  # it died: its pidfd says so, and its job goes back to the queue
 
