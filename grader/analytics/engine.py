@@ -133,7 +133,7 @@ def _test(name: str, hidden: bool, students: list[str], class_: dict[str, list[G
         "failing_share_first": _share(sum(h.failed(name) for h in first), count),
         "failing_share_best": _share(sum(h.failed(name) for h in best), count),
         "not_run": sum(name not in h.tests for h in latest),
-        "verdicts": dict(Counter(h.tests[name].verdict for h in failing).most_common()),
+        "verdicts": dict(sorted(Counter(h.tests[name].verdict for h in failing).items(), key=lambda v: (-v[1], v[0]))),
         "first_pass": _first_pass([class_[s] for s in students], lambda h: h.tests.get(name) is not None
                                   and h.tests[name].verdict == "passed"),
         "wrong_answers": [g.json(count) for g in ranked[:top]],
