@@ -71,10 +71,10 @@ def _exercise(exercise: str, class_: dict[str, list[Graded]], mutants: Sequence[
     if len(caught) < len(mutants):
         notes.append(f"{exercise}: {len(mutants) - len(caught)} mutants fail tests this class's reports do not have "
                      f"(the spec changed since grader validate --mutants ran?): not matched")
-    patterns = Counter(h.failing_tests() for h in latest if h.failing_tests())
+    patterns = Counter(h.failing for h in latest if h.failing)
     example = {}
     for handin in latest:
-        example.setdefault(handin.failing_tests(), handin)
+        example.setdefault(handin.failing, handin)
     order = list(tests)
     entry["failure_patterns"] = [
         {"failing_tests": sorted(pattern, key=order.index), "students": n, "share": _share(n, count),

@@ -10,6 +10,7 @@ import json
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import field
+from typing import NamedTuple
 
 from grader.model import Verdict
 from grader.records import record
@@ -37,8 +38,7 @@ class Handin:
     submission: str | None = None
 
 
-@record
-class Answer:
+class Answer(NamedTuple):  # a tuple, not a record: a class has hundreds of thousands, made in a loop
     """A failing test's answer, as grouped: equal texts (same verdict) are one group."""
 
     key: bytes  # a digest of the verdict and the whole text, so a huge answer is held once, as 16 bytes
@@ -47,8 +47,7 @@ class Answer:
     expected: str | None  # bounded
 
 
-@record
-class TestResult:
+class TestResult(NamedTuple):
     verdict: str
     hidden: bool
     answer: Answer | None  # None when it passed or was skipped
@@ -65,17 +64,11 @@ class Graded:
     order: int  # its place in the input: the tie-break between hand-ins of one time
     score: float
     tests: dict[str, TestResult] = field(default_factory=dict)  # name -> result, in the report's order
-
-    @property
-    def passed(self) -> bool:
-        return bool(self.tests) and all(t.verdict == Verdict.PASSED for t in self.tests.values())
+    failing: frozenset[str] = frozenset()  # the tests it fails
+    passed: bool = False  # every test passed (and there was one)
 
     def failed(self, test: str) -> bool:
-        result = self.tests.get(test)
-        return result is not None and result.verdict not in NOT_FAILED
-
-    def failing_tests(self) -> frozenset[str]:
-        return frozenset(name for name in self.tests if self.failed(name))
+        return test in self.failing
 
 
 def read_handins(items: Iterable[object]) -> tuple[list[Graded], list[str]]:
@@ -150,7 +143,10 @@ def _graded(student: str, exercise: str, when: float | None, report: Mapping[str
         tests[name] = TestResult(verdict, entry.get("hidden") is True,
                                  _answer(verdict, entry, staff.get(name, {})) if failed else None)
     score = _number(report.get("score"))
-    return Graded(student, exercise, when, submission, order, points if score is None else score, tests)
+    failing = frozenset(name for name, result in tests.items() if result.answer is not None)
+    passed = bool(tests) and all(result.verdict == Verdict.PASSED for result in tests.values())
+    return Graded(student, exercise, when, submission, order, points if score is None else score, tests, failing,
+                  passed)
 
 
 def _staff_details(details: object) -> dict[str, Mapping[str, object]]:
