@@ -45,6 +45,7 @@ def from_store(source: Path) -> list[Handin]:
 
     from grader.batch.store import Store
     from grader.outputs.json_report import as_json
+    from grader.text import escape_controls
 
     path = store_path(source)
     try:
@@ -52,8 +53,11 @@ def from_store(source: Path) -> list[Handin]:
     except sqlite3.DatabaseError as error:
         raise UsageError(f"{path} cannot be read as a batch's results: {error}") from None
     try:
-        gradings = store.gradings()
-        staff = store.every_staff_detail()
+        try:
+            gradings = store.gradings()
+            staff = store.every_staff_detail()
+        except (sqlite3.DatabaseError, ValueError) as error:  # a store edited by hand: a verdict we do not know
+            raise UsageError(f"{path} cannot be read as a batch's results: {escape_controls(str(error))[:200]}") from None
         handins = []
         for row in store.submissions():
             grading = gradings.get(row.key)

@@ -77,3 +77,28 @@ def test_a_csv_folder_that_is_a_file_is_a_usage_error(results: Path, tmp_path: P
     (tmp_path / "taken").write_text("")
     done = run_cli("analytics", results, "--format", "csv", "--out", tmp_path / "taken")
     assert done.returncode == 2 and "is a file, not a folder" in done.stderr
+
+
+def test_a_store_edited_by_hand_gives_bounded_answers_or_a_usage_error(results: Path, tmp_path: Path) -> None:
+    import shutil
+
+    store = tmp_path / "results.sqlite"
+    shutil.copy(results / "results.sqlite", store)
+    db = sqlite3.connect(store)
+    db.execute("UPDATE outcomes SET actual = ?, test = test || ? WHERE verdict = 'wrong_answer'",
+               ("9" * 2_000_000, " \u202e\x1b[2J ünï"))
+    db.commit()
+    done = run_cli("analytics", store)
+    assert done.returncode == 0, done.stderr
+    [mean] = done.json()["exercises"]
+    [empty] = [t for t in mean["tests"] if t["failing"]]
+    assert empty["name"] == "an empty list raises ValueError \u202e\x1b[2J ünï"  # as JSON escapes, never raw
+    assert "\x1b" not in done.stdout and "\u202e" not in done.stdout
+    assert empty["wrong_answers"][0]["answer_length"] == 2_000_000 and len(done.stdout) < 100_000
+
+    db.execute("UPDATE outcomes SET verdict = 'exploded'")
+    db.commit()
+    db.close()
+    done = run_cli("analytics", store)
+    assert done.returncode == 2 and "cannot be read as a batch's results" in done.stderr
+    assert "Traceback" not in done.stderr
