@@ -43,8 +43,8 @@ def _is_store(path: Path) -> bool:
 def from_store(source: Path) -> list[Handin]:
     import sqlite3
 
+    from grader.analytics.reports import staff_report
     from grader.batch.store import Store
-    from grader.outputs.json_report import as_json
     from grader.text import escape_controls
 
     path = store_path(source)
@@ -63,9 +63,7 @@ def from_store(source: Path) -> list[Handin]:
             grading = gradings.get(row.key)
             if row.file is None or grading is None:
                 continue  # not handed in, or not graded yet
-            report = as_json(grading.report)
-            report["staff_details"] = [{"test": d.test, "expected": d.expected, "actual": d.actual,
-                                        "traceback": d.traceback} for d in staff.get(row.key, ())]
+            report = staff_report(grading.report, staff.get(row.key, ()))
             handins.append(Handin(row.student, row.exercise, None, report, row.file))
         return handins
     finally:

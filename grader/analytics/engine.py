@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import statistics
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from grader.analytics.handins import Answer, Graded, bounded, read_handins
 from grader.analytics.mutants import Mutant
@@ -35,8 +35,8 @@ def exercise_analytics(handins: Iterable[object], exercise: str, *,
                        mutants: Mapping[str, Sequence[Mutant]] | None = None, top: int = TOP) -> dict[str, object] | None:
     """One exercise's entry (what `GET /api/analytics?exercise=ID` returns), or None when nobody handed it in."""
     found = analyse((h for h in handins if _exercise_of(h) == exercise), mutants=mutants, top=top)
-    entries = [e for e in found["exercises"] if isinstance(e, dict) and e["id"] == exercise]  # type: ignore[union-attr]
-    return entries[0] if entries else None
+    entries: list[dict[str, object]] = found["exercises"]  # type: ignore[assignment]
+    return next((e for e in entries if e["id"] == exercise), None)
 
 
 def _exercise_of(handin: object) -> object:
@@ -72,7 +72,7 @@ def _exercise(exercise: str, class_: dict[str, list[Graded]], mutants: Sequence[
         notes.append(f"{exercise}: {len(mutants) - len(caught)} mutants fail tests this class's reports do not have "
                      f"(the spec changed since grader validate --mutants ran?): not matched")
     patterns = Counter(h.failing for h in latest if h.failing)
-    example = {}
+    example: dict[frozenset[str], Graded] = {}
     for handin in latest:
         example.setdefault(handin.failing, handin)
     order = list(tests)
@@ -159,13 +159,13 @@ class _Group:
                 "latest_students": self.latest, "submissions": self.submissions, "example": _example(self.example)}
 
 
-def _first_pass(classes: list[list[Graded]], passed: object) -> dict[str, object]:
+def _first_pass(classes: list[list[Graded]], passed: Callable[[Graded], bool]) -> dict[str, object]:
     """How many submissions, and how long from the first, each student took to a first pass."""
     attempts: list[int] = []
     waits: list[float] = []
     for handins in classes:
         for number, handin in enumerate(handins, start=1):
-            if passed(handin):  # type: ignore[operator]
+            if passed(handin):
                 attempts.append(number)
                 start = handins[0].submitted_at
                 if start is not None and handin.submitted_at is not None:

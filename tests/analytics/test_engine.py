@@ -201,3 +201,18 @@ def test_a_class_of_a_thousand_students_with_five_hand_ins_each_is_analysed() ->
     assert add["first_pass"] == {"students": 750, "never": 250, "attempts_median": 5, "attempts_mean": 5.0,
                                  "seconds_median": 4000.0, "seconds_mean": 4000.0}
     assert add["tests"][0]["wrong_answers"][0]["submissions"] == 750 * 4 + 250 * 5
+
+
+def test_a_stored_report_with_its_staff_details_is_read_as_the_server_would_hand_it_over() -> None:
+    from grader.analytics.reports import staff_report
+    from grader.model import Outcome, Report, StaffDetail, Verdict
+
+    stored = Report("add", "add.py", (
+        Outcome("small", Verdict.WRONG_ANSWER, 0.0, 1.0, expected="10", actual="9"),
+        Outcome("big", Verdict.WRONG_ANSWER, 0.0, 1.0, hidden=True, feedback="wrong answer")),
+        staff=(StaffDetail("big", "100", "99"),))
+    shown = staff_report(stored)
+    assert "actual" not in shown["tests"][1] and shown["staff_details"][0]["actual"] == "99"
+    [add] = valid(analyse([Handin("ann", "add", 1.0, shown, "17")]))["exercises"]
+    assert [(t["name"], t["wrong_answers"][0]["answer"], t["wrong_answers"][0]["expected"]) for t in add["tests"]] == [
+        ("small", "9", "10"), ("big", "99", "100")]

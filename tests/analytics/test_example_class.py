@@ -5,7 +5,6 @@ them, the hidden tests' answers included, and nothing else."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
