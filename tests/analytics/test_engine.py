@@ -49,6 +49,10 @@ def valid(analytics: dict) -> dict:
     return analytics
 
 
+def test_the_schema_is_a_valid_json_schema() -> None:
+    Draft202012Validator.check_schema(load("analytics"))
+
+
 def test_the_first_latest_and_best_submission_each_give_a_share() -> None:
     analytics = valid(analyse([
         ("ann", "add", 100.0, OFF_BY_ONE), ("ann", "add", 200.0, RIGHT), ("ann", "add", 300.0, OFF_BY_ONE),
