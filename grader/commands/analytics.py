@@ -73,17 +73,21 @@ def run_analytics(args: argparse.Namespace) -> ExitCode:
     analytics = analyse(handins, mutants=mutants, top=args.top or TOP)
     for note in analytics["notes"]:  # type: ignore[attr-defined]
         print(f"note: {escape_controls(note)}", file=sys.stderr)
-    if args.format == "json":
-        if args.out is None:
-            sys.stdout.write(json_text(analytics))
-            return ExitCode.OK
-        path = args.out / "analytics.json" if args.out.is_dir() else args.out
-        written = write_json(analytics, path)
-    else:
-        folder = args.out or store.parent / "analytics"
-        if folder.exists() and not folder.is_dir():
-            raise UsageError(f"--out {folder} is a file, not a folder")
-        written = write_csv(analytics, folder)
+    if args.format == "json" and args.out is None:
+        sys.stdout.write(json_text(analytics))
+        return ExitCode.OK
+    try:
+        if args.format == "json":
+            path = args.out / "analytics.json" if args.out.is_dir() else args.out
+            path.parent.mkdir(parents=True, exist_ok=True)
+            written = write_json(analytics, path)
+        else:
+            folder = args.out or store.parent / "analytics"
+            if folder.exists() and not folder.is_dir():
+                raise UsageError(f"--out {folder} is a file, not a folder")
+            written = write_csv(analytics, folder)
+    except OSError as error:
+        raise UsageError(f"cannot write the analytics: {error.strerror or error} ({error.filename})") from None
     for path in written:
         print(f"wrote {path}")
     return ExitCode.OK

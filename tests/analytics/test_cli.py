@@ -102,3 +102,12 @@ def test_a_store_edited_by_hand_gives_bounded_answers_or_a_usage_error(results: 
     done = run_cli("analytics", store)
     assert done.returncode == 2 and "cannot be read as a batch's results" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_an_out_path_that_cannot_be_written_is_a_usage_error(results: Path, tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("")
+    for args in (("--out", tmp_path / "file" / "analytics.json"), ("--format", "csv", "--out", tmp_path / "file" / "t")):
+        done = run_cli("analytics", results, *args)
+        assert done.returncode == 2 and "cannot write the analytics" in done.stderr and "Traceback" not in done.stderr
+    nested = run_cli("analytics", results, "--out", tmp_path / "new" / "folder" / "a.json")
+    assert nested.returncode == 0 and (tmp_path / "new" / "folder" / "a.json").is_file()
