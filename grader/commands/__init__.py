@@ -14,6 +14,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "authoring": ("validate", "calibrate", "import", "export", "new"),
     "batch": ("batch",),
     "similar": ("similar",),
+    "analytics": ("analytics",),
     "platforms": ("gradescope-run", "prairielearn-run"),
     "doctor": ("doctor",),
     "environment": ("env",),
