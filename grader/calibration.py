@@ -43,8 +43,8 @@ MEASUREMENT_CEILING = 20.0  # s of CPU an accepted reference may use on one test
 CALIBRATIONS = ".calibration"
 # A machine this many times slower than the one that calibrated gets limits scaled by the factor: below
 # it, the noise of CPU time on a busy machine (up to 1.65x, research/sandbox.md 2.9) is the multiplier's job.
-SLOWER = 1.5
-SPEED_VERSION = "1"
+SLOWER = 2.0
+SPEED_VERSION = "2"
 
 
 class CalibrationError(Exception):
@@ -77,6 +77,7 @@ class Calibration:
     fresh: bool = False  # measured just now rather than read from the course
     references: str = ""  # the accepted references' content (references_key); "" in a student bundle
     speed: float = 0.0  # CPU seconds of the speed probe on the machine that calibrated (0: unknown)
+    speed_probe: str = ""  # which probe (SPEED_VERSION): another one's seconds compare with nothing
 
     def limit_of(self, test: str) -> float | None:
         timing = self.tests.get(test)
@@ -170,13 +171,13 @@ import time
 def work():
     seen = {}
     total = 0
-    for i in range(250000):
+    for i in range(100000):
         total += (i * i) % 7
         if i % 5 == 0:
             seen[i % 1000] = total
     return total, len(seen)
 best = None
-for _ in range(5):
+for _ in range(20):  # the best of many short runs: a busy machine's noise only ever adds
     start = time.process_time()
     work()
     spent = time.process_time() - start
@@ -215,7 +216,7 @@ def _probe() -> float:
 
 def slower_by(calibration: Calibration) -> float:
     """How many times slower this machine is than the one that calibrated, when it is much slower; else 1."""
-    if calibration.speed <= 0:
+    if calibration.speed <= 0 or calibration.speed_probe != SPEED_VERSION:
         return 1.0
     here = speed()
     factor = here / calibration.speed if here > 0 else 1.0
@@ -358,7 +359,7 @@ def calibrate(exercise: Exercise, *, force: bool = False) -> Calibration | None:
         exercise=exercise.id, key=setup_key(exercise), machine=machine(), python=python_version(), settings=settings,
         tests={test.name: _timing(test, samples[test.name], settings) for test in exercise.tests},
         measured_at=time.strftime("%Y-%m-%d %H:%M:%S"), measure_seconds=round(time.monotonic() - started, 2),
-        fresh=True, references=references_key(exercise), speed=speed())
+        fresh=True, references=references_key(exercise), speed=speed(), speed_probe=SPEED_VERSION)
     _write(exercise, calibration)
     return calibration
 
