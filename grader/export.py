@@ -284,7 +284,7 @@ grader with its `data` extra (it compares arrays and frames with numpy and panda
 the packages once, in this folder, before the first check (a check never downloads; without it, it says how):
 
 ```bash
-pip install 'yaml-grader[data]' -c requirements.txt
+pip install 'PATH[data]' -c requirements.txt   # PATH: the grader's wheel or checkout your course gives you
 {BUILD}
 ```
 """

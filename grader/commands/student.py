@@ -46,6 +46,31 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
                        help="run every test, even after a small test failed or a test ran out of time")
     check.add_argument("--watch", action="store_true",
                        help="grade again each time the file is saved (Ctrl-C stops)")
+    login = subparsers.add_parser("login", help="store the course server and your token for `grader submit`",
+                                  description="Store the course server's address and your token, readable by "
+                                              "you alone, so that `grader submit EXERCISE FILE` needs neither.")
+    login.add_argument("--server", metavar="URL", required=True, help="the server, e.g. https://grader.example.org")
+    login.add_argument("--token", metavar="TOKEN", help="your token (default: $GRADER_TOKEN, else asked for, "
+                                                        "unechoed)")
+    login.set_defaults(run=run_login)
+
+
+def run_login(args: argparse.Namespace) -> ExitCode:
+    import getpass
+    import os
+
+    from grader.errors import UsageError
+    from grader.server.client import TOKEN_VARIABLE, save_login
+
+    token = args.token or os.environ.get(TOKEN_VARIABLE)
+    if not token and sys.stdin.isatty():
+        token = getpass.getpass("token: ").strip()
+    if not token:
+        raise UsageError(f"a token is needed: --token TOKEN, ${TOKEN_VARIABLE}, or typed when asked")
+    path = save_login(args.server, token)
+    print(f"stored the server {args.server} and your token in {path} (readable by you alone); "
+          f"now: grader submit EXERCISE FILE")
+    return ExitCode.OK
 
 
 def _course(args: argparse.Namespace) -> Course:
