@@ -107,8 +107,13 @@ def setup_key(exercise: Exercise) -> str:
 
 
 def test_key(test: Test) -> str:
-    """What one test runs: the same in the course and in a student bundle made from it."""
-    return _digest(test.name, test.call, test.stdin, test.compare, written_cpu(test))
+    """What one test runs: the same in the course and in a student bundle made from it (a generated value
+    by its generator and args, never the path of generators.py; a step by its code alone)."""
+    given = tuple((name, (getattr(value, "generator"), getattr(value, "args")) if hasattr(value, "generator")
+                   else value) for name, value in test.given)
+    io = (test.io.args, test.io.files) if test.io is not None else None
+    return _digest(test.name, test.call, test.stdin, test.compare, written_cpu(test), given, io,
+                   tuple(step.code for step in test.steps))
 
 
 def references_key(exercise: Exercise) -> str:
@@ -237,17 +242,29 @@ def cached_calibration(exercise: Exercise) -> Calibration | None:
     return calibration
 
 
+STALE = "the default: the course's calibration measured other tests or references (grader validate measures again)"
+
+
 def with_calibrated_limits(exercise: Exercise) -> Exercise:
-    """The exercise with each test's CPU limit from the course's calibration; unchanged when it has none."""
+    """The exercise with each test's CPU limit from the course's calibration; unchanged when it has none,
+    and saying so when the one it has measured something else."""
     calibration = cached_calibration(exercise)
-    return apply(exercise, calibration) if calibration else exercise
+    if calibration is not None:
+        return apply(exercise, calibration)
+    if kind_of(exercise.kind).calibrated(exercise) and read_course_calibration(exercise) is not None:
+        return replace(exercise, tests=tuple(_stale(test) for test in exercise.tests))
+    return exercise
+
+
+def _stale(test: Test) -> Test:
+    return test if test.limits.cpu_written else replace(test, limits=replace(test.limits, cpu_source=STALE))
 
 
 def apply(exercise: Exercise, calibration: Calibration) -> Exercise:
     """Each test with its calibrated CPU limit (scaled on a much slower machine), saying so: a report names
     the limit and where it came from."""
     if not any(_applies(test, calibration.tests.get(test.name)) for test in exercise.tests):
-        return exercise
+        return replace(exercise, tests=tuple(_stale(test) for test in exercise.tests))
     factor = slower_by(calibration)
     where = calibration.machine.split(" / ")[1] if calibration.machine.count(" / ") >= 1 else calibration.machine
     source = f"calibrated by the course on {where or 'an unknown machine'} at {calibration.measured_at or 'an unknown time'}"
@@ -264,7 +281,7 @@ def _applies(test: Test, timing: TestTiming | None) -> bool:
 
 def _with_cpu(test: Test, timing: TestTiming | None, source: str, factor: float) -> Test:
     if timing is None or not _applies(test, timing):
-        return test
+        return test if test.limits.cpu_written else _stale(test)
     how = "the calibration floor, " if timing.source == "floor" else ""
     cpu = math.ceil(timing.limit * factor * 100) / 100
     # The wall-clock backstop follows (Limits.wall_seconds is 3 x cpu + 2) unless the spec wrote one.

@@ -112,3 +112,17 @@ def test_the_bundled_course_ships_its_calibration(tmp_path: Path) -> None:
             assert (ROOT / "exercises" / ".calibration" / f"{spec.stem}.json").is_file(), spec.stem
     shown = run_cli("show", "count-queens", env={"GRADER_CACHE": str(tmp_path / "cache")}, cwd=tmp_path)
     assert "calibrated by the course" in " ".join(shown.stdout.split())
+
+
+def test_a_test_changed_since_the_calibration_says_its_limit_is_the_default_until_validate(
+        course: CourseFolder, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    calibrated_course(course, cache)
+    course.write("squares", SQUARES.replace("call: square(-2)", "call: square(-3)"))
+    tests = graded("squares", course.submission("mine.py", PLAIN), "--exercises", course.exercises, cache=cache)
+    assert tests["square(-2)"][1:] == (2.0, "the default: the course's calibration measured other tests or "
+                                             "references (grader validate measures again)")
+    assert "calibrated by the course" in tests["square(3)"][2]
+    assert run_cli("validate", "--exercises", course.exercises, env={"GRADER_CACHE": str(cache)}).returncode == 0
+    again = graded("squares", course.submission("mine.py", PLAIN), "--exercises", course.exercises, cache=cache)
+    assert all("calibrated by the course" in source for _, _, source in again.values())
