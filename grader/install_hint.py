@@ -13,17 +13,18 @@ from grader.version import DISTRIBUTION
 _PACKAGE = Path(__file__).resolve().parent
 
 
-def install_hint(extra: str) -> str:
-    """The pip command that adds `extra` to the grader as it is installed here."""
+def install_hint(extra: str = "") -> str:
+    """The pip command that adds `extra` to the grader as it is installed here (none: the grader alone)."""
+    extra = f"[{extra}]" if extra else ""
     source, editable = _installed_from()
     if source is not None and source.is_dir():
-        return f"pip install {'-e ' if editable else ''}'{source}[{extra}]'"
+        return f"pip install {'-e ' if editable else ''}'{source}{extra}'"
     if source is not None and source.suffix == ".whl" and source.is_file():
-        return f"pip install '{source}[{extra}]'"
+        return f"pip install '{source}{extra}'"
     checkout = _PACKAGE.parent
     if (checkout / "pyproject.toml").is_file():  # run from a checkout, or installed from one
-        return f"pip install -e '{checkout}[{extra}]'"
-    return (f"pip install 'PATH[{extra}]', PATH the grader's checkout or wheel you installed it from "
+        return f"pip install -e '{checkout}{extra}'"
+    return (f"pip install 'PATH{extra}', PATH the grader's checkout or wheel you installed it from "
             f"(the grader is not on the package index)")
 
 
