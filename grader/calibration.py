@@ -1,9 +1,15 @@
-"""Time limits from the accepted references, measured on the machine that grades.
+"""Time limits from the accepted references: part of the course, the same wherever it is graded.
 
 A test's CPU limit is max(floor, multiplier x the CPU time of its slowest accepted reference). Measuring
-takes seconds, so it happens only in `grader validate` / `grader calibrate`; the result is cached per
-machine, sandbox interpreter and content (of the spec's runnable parts and of the accepted references),
-and `Course.load` applies a cached calibration when there is one, never measuring on its own.
+takes seconds, so it happens only in `grader validate` / `grader calibrate`, which write the result into the
+course, beside the specs (`exercises/.calibration/<id>.json`): it is committed with the course and carried
+by every bundle made from it, and `Course.load` applies it in every entry point. A calibration is kept
+while what it measured is unchanged (the tests' calls, the accepted references, the rule); it is measured
+again only when those change or on `--recalibrate`, never because another machine runs `validate`.
+
+The machine's cache holds no limit. It holds one number: how fast this machine runs a fixed piece of
+Python in the sandbox's interpreter. Where it is much slower than the machine that calibrated, each
+calibrated limit is scaled by the measured factor, and the report says so.
 
 A CPU limit written in the spec wins over calibration: on a test (`tests: - limits: {cpu: ...}`) for
 that test, on the exercise (`limits: {cpu: ...}`) for every test. `calibration: {floor, multiplier}`
@@ -20,15 +26,25 @@ import time
 from dataclasses import asdict, replace
 from pathlib import Path
 
-from grader.cache import cache_dir, keep, key_hash, write_atomically
+from grader.cache import cache_dir, keep, write_atomically
 from grader.kinds import kind_of
 from grader.kinds.base import accepted_references
 from grader.model import CalibrationRule, Exercise, Test
 from grader.records import record
 
-CALIBRATION_VERSION = "2"  # 2: keyed by the CPU model, not the host
+try:  # hashlib's BLAKE2 without hashlib's OpenSSL import: a check reads the course's keys
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - an interpreter built without it
+    from hashlib import blake2b
+
+CALIBRATION_VERSION = 3  # 3: one calibration per exercise, in the course; 2: keyed by the CPU model
 REPEATS = 3  # runs per reference and test, when more runs could still change the limit
 MEASUREMENT_CEILING = 20.0  # s of CPU an accepted reference may use on one test while it is measured
+CALIBRATIONS = ".calibration"
+# A machine this many times slower than the one that calibrated gets limits scaled by the factor: below
+# it, the noise of CPU time on a busy machine (up to 1.65x, research/sandbox.md 2.9) is the multiplier's job.
+SLOWER = 2.0
+SPEED_VERSION = "2"
 
 
 class CalibrationError(Exception):
@@ -45,26 +61,37 @@ class TestTiming:
     slowest_reference: str
     slowest_seconds: float  # the slowest accepted reference's best (minimum) CPU time
     samples: dict[str, list[float]]  # reference file name -> CPU seconds of each run
+    key: str = ""  # what the test runs (test_key): a test changed since is not calibrated
 
 
 @record
 class Calibration:
     exercise: str
-    key: str
+    key: str  # the exercise's set-up and rule (setup_key): changed, the calibration is stale
     machine: str
     python: str
     settings: CalibrationRule
     tests: dict[str, TestTiming]
     measured_at: str = ""
     measure_seconds: float = 0.0  # wall time the measurement took
-    fresh: bool = False  # measured just now rather than read from the cache
+    fresh: bool = False  # measured just now rather than read from the course
+    references: str = ""  # the accepted references' content (references_key); "" in a student bundle
+    speed: float = 0.0  # CPU seconds of the speed probe on the machine that calibrated (0: unknown)
+    speed_probe: str = ""  # which probe (SPEED_VERSION): another one's seconds compare with nothing
 
     def limit_of(self, test: str) -> float | None:
         timing = self.tests.get(test)
         return timing.limit if timing else None
 
 
-# ---------------------------------------------------------------- the cache key
+# ---------------------------------------------------------------- what a calibration measured
+def _digest(*parts: object) -> str:
+    digest = blake2b(digest_size=16)
+    for part in parts:
+        digest.update(repr(part).encode() + b"\0")
+    return digest.hexdigest()
+
+
 def _content(reference: Path) -> list[object]:
     """What of a reference its timing depends on: a file's bytes, or every file of a folder with its name."""
     if not reference.is_dir():
@@ -73,10 +100,34 @@ def _content(reference: Path) -> list[object]:
                               if p.is_file())]
 
 
+def setup_key(exercise: Exercise) -> str:
+    """What every test's timing depends on besides its own call: the kind, entry, set-up code, the rule."""
+    return _digest(CALIBRATION_VERSION, exercise.kind, exercise.entry, exercise.prelude, exercise.test_setup,
+                   exercise.calibration)
+
+
+def test_key(test: Test) -> str:
+    """What one test runs: the same in the course and in a student bundle made from it (a generated value
+    by its generator and args, never the path of generators.py; a step by its code alone)."""
+    given = tuple((name, (getattr(value, "generator"), getattr(value, "args")) if hasattr(value, "generator")
+                   else value) for name, value in test.given)
+    io = (test.io.args, test.io.files) if test.io is not None else None
+    return _digest(test.name, test.call, test.stdin, test.compare, written_cpu(test), given, io,
+                   tuple(step.code for step in test.steps))
+
+
+def references_key(exercise: Exercise) -> str:
+    return _digest(*(part for reference in accepted_references(exercise) for part in _content(reference)))
+
+
+def calibration_key(exercise: Exercise) -> str:
+    """Everything the course's calibration of `exercise` depends on (never the machine: a limit is the course's)."""
+    return _digest(setup_key(exercise), references_key(exercise), *(test_key(t) for t in exercise.tests))
+
+
 @functools.cache
 def cpu_model() -> str:
-    """The CPU model: with the interpreter, the tests and the references, what a measured limit depends on.
-    Never the host's name: Gradescope builds the image on one host and grades in containers named otherwise."""
+    """The CPU model, as a calibration says where it was measured and the speed probe is kept."""
     try:
         with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as info:
             for line in info:
@@ -95,7 +146,7 @@ def machine() -> str:
 @functools.cache
 def interpreter() -> str:
     """The interpreter the sandbox runs submissions with, and a fingerprint of its file: an upgrade
-    (the same path, a new build) changes the key without starting it."""
+    (the same path, a new build) is probed again."""
     from grader.sandbox.isolation import child_python  # a question that runs no code has no sandbox
 
     python = child_python()
@@ -111,60 +162,130 @@ def written_cpu(test: Test) -> float | None:
     return test.limits.cpu if test.limits.cpu_written else None
 
 
-def calibration_key(exercise: Exercise) -> str:
-    """Everything a limit depends on: the CPU model, the interpreter, what the tests run, the accepted references."""
-    digest = key_hash()
-    parts: list[object] = [CALIBRATION_VERSION, cpu_model(), interpreter(), exercise.id, exercise.kind,
-                           exercise.entry, exercise.prelude, exercise.test_setup, exercise.calibration]
-    parts += [(t.name, t.call, t.stdin, t.compare, written_cpu(t)) for t in exercise.tests]
-    for reference in accepted_references(exercise):
-        parts += _content(reference)
-    for part in parts:
-        digest.update(repr(part).encode() + b"\0")
-    return digest.hexdigest()
-
-
-def _cache_path(key: str) -> Path:
-    return cache_dir() / f"calibration-{key}.json"
-
-
 def course_file(exercise: Exercise) -> Path:
-    """Where the course keeps its exercise's calibrations, beside the spec: they travel with the course
-    folder and the bundles made from it (measured while Gradescope builds its image, read when it grades)."""
+    """Where the course keeps its exercise's calibration, beside the spec: committed with the course and
+    carried by the bundles made from it."""
     return exercise.path.parent / CALIBRATIONS / f"{exercise.id}.json"
 
 
-CALIBRATIONS = ".calibration"
-KEPT_PER_EXERCISE = 8  # machines a course file remembers, the latest kept
+# ---------------------------------------------------------------- this machine's speed
+# Pure Python of the kind submissions run (loops, integer arithmetic, a dict, calls), timed in CPU seconds
+# by the sandbox's interpreter itself; the best of a few runs, as a calibration keeps the best run.
+_PROBE = """\
+import time
+def work():
+    seen = {}
+    total = 0
+    for i in range(100000):
+        total += (i * i) % 7
+        if i % 5 == 0:
+            seen[i % 1000] = total
+    return total, len(seen)
+best = None
+for _ in range(20):  # the best of many short runs: a busy machine's noise only ever adds
+    start = time.process_time()
+    work()
+    spent = time.process_time() - start
+    best = spent if best is None else min(best, spent)
+print(best)
+"""
+
+
+def speed() -> float:
+    """CPU seconds the probe takes on this machine's sandbox interpreter: measured once per CPU model and
+    interpreter and kept in the cache (0.0 when it cannot be run: no scaling then)."""
+    key = _digest(SPEED_VERSION, cpu_model(), interpreter())[:16]
+    kept = cache_dir() / f"speed-{key}.json"
+    try:
+        return float(json.loads(kept.read_text())["seconds"])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    seconds = _probe()
+    if seconds > 0:
+        keep(kept, json.dumps({"seconds": seconds, "machine": machine(), "python": interpreter()}).encode())
+    return seconds
+
+
+def _probe() -> float:
+    import subprocess
+
+    from grader.sandbox.isolation import child_python
+
+    try:
+        done = subprocess.run([child_python(), "-I", "-S", "-c", _PROBE], capture_output=True, text=True,
+                              timeout=60, check=False)
+        return round(float(done.stdout.strip()), 4)
+    except (OSError, ValueError, subprocess.SubprocessError):
+        return 0.0
+
+
+def slower_by(calibration: Calibration) -> float:
+    """How many times slower this machine is than the one that calibrated, when it is much slower; else 1."""
+    if calibration.speed <= 0 or calibration.speed_probe != SPEED_VERSION:
+        return 1.0
+    here = speed()
+    factor = here / calibration.speed if here > 0 else 1.0
+    return math.ceil(factor * 10) / 10 if factor >= SLOWER else 1.0
 
 
 # ---------------------------------------------------------------- reading and applying
 def cached_calibration(exercise: Exercise) -> Calibration | None:
-    """The calibration of this exercise on this machine, if one was measured for its current content."""
-    if not kind_of(exercise.kind).calibrated(exercise) or not accepted_references(exercise):
+    """The course's calibration of this exercise, if it has one for the exercise's current set-up."""
+    if not kind_of(exercise.kind).calibrated(exercise):
         return None
-    return _read(exercise, calibration_key(exercise))
+    calibration = read_course_calibration(exercise)
+    if calibration is None or calibration.key != setup_key(exercise):
+        return None
+    if calibration.references and accepted_references(exercise) and \
+            calibration.references != references_key(exercise):
+        return None  # the references changed since: `grader validate` measures them again
+    return calibration
+
+
+STALE = "the default: the course's calibration measured other tests or references (grader validate measures again)"
 
 
 def with_calibrated_limits(exercise: Exercise) -> Exercise:
-    """The exercise with each test's CPU limit from the cached calibration; unchanged when there is none."""
+    """The exercise with each test's CPU limit from the course's calibration; unchanged when it has none,
+    and saying so when the one it has measured something else."""
     calibration = cached_calibration(exercise)
-    return apply(exercise, calibration) if calibration else exercise
+    if calibration is not None:
+        return apply(exercise, calibration)
+    if kind_of(exercise.kind).calibrated(exercise) and read_course_calibration(exercise) is not None:
+        return replace(exercise, tests=tuple(_stale(test) for test in exercise.tests))
+    return exercise
+
+
+def _stale(test: Test) -> Test:
+    return test if test.limits.cpu_written else replace(test, limits=replace(test.limits, cpu_source=STALE))
 
 
 def apply(exercise: Exercise, calibration: Calibration) -> Exercise:
-    """Each test with its calibrated CPU limit, saying so: a report names the limit and where it came from."""
-    tests = tuple(_with_cpu(test, calibration.tests.get(test.name), calibration) for test in exercise.tests)
+    """Each test with its calibrated CPU limit (scaled on a much slower machine), saying so: a report names
+    the limit and where it came from."""
+    if not any(_applies(test, calibration.tests.get(test.name)) for test in exercise.tests):
+        return replace(exercise, tests=tuple(_stale(test) for test in exercise.tests))
+    factor = slower_by(calibration)
+    where = calibration.machine.split(" / ")[1] if calibration.machine.count(" / ") >= 1 else calibration.machine
+    source = f"calibrated by the course on {where or 'an unknown machine'} at {calibration.measured_at or 'an unknown time'}"
+    if factor > 1:
+        source += f", x{factor:g}: this machine measured {factor:g} times slower"
+    tests = tuple(_with_cpu(test, calibration.tests.get(test.name), source, factor) for test in exercise.tests)
     return replace(exercise, tests=tests)
 
 
-def _with_cpu(test: Test, timing: TestTiming | None, calibration: Calibration) -> Test:
-    if timing is None or not timing.limit or test.limits.cpu_written:
-        return test
+def _applies(test: Test, timing: TestTiming | None) -> bool:
+    return timing is not None and bool(timing.limit) and not test.limits.cpu_written and \
+        (not timing.key or timing.key == test_key(test))
+
+
+def _with_cpu(test: Test, timing: TestTiming | None, source: str, factor: float) -> Test:
+    if timing is None or not _applies(test, timing):
+        return test if test.limits.cpu_written else _stale(test)
     how = "the calibration floor, " if timing.source == "floor" else ""
-    source = f"{how}calibrated on this machine at {calibration.measured_at or 'an unknown time'}"
+    cpu = math.ceil(timing.limit * factor * 100) / 100
     # The wall-clock backstop follows (Limits.wall_seconds is 3 x cpu + 2) unless the spec wrote one.
-    return replace(test, limits=replace(test.limits, cpu=timing.limit, cpu_source=source))
+    return replace(test, limits=replace(test.limits, cpu=cpu, cpu_source=how + source))
 
 
 def stale_results(exercises: list[Exercise], store_path: Path) -> list[str]:
@@ -195,71 +316,67 @@ def stale_results(exercises: list[Exercise], store_path: Path) -> list[str]:
         store.close()
 
 
-def _read(exercise: Exercise, key: str) -> Calibration | None:
-    """The calibration kept for `key`: in the course's own file first, then in this machine's cache."""
+def read_course_calibration(exercise: Exercise) -> Calibration | None:
+    """The calibration the course keeps for `exercise`, whatever it was measured for; None without one."""
     try:
-        kept = json.loads(course_file(exercise).read_text()).get(key)
-    except (OSError, ValueError, AttributeError):
-        kept = None
-    if kept is None:
-        try:
-            kept = json.loads(_cache_path(key).read_text())
-        except (OSError, ValueError):
-            return None
-    try:
-        data = dict(kept)
+        data = json.loads(course_file(exercise).read_text(encoding="utf-8"))
+        if not isinstance(data, dict) or data.pop("version", None) != CALIBRATION_VERSION:
+            return None  # an older grader's per-machine file: `grader validate` writes the course's own
         tests = {name: TestTiming(**timing) for name, timing in data.pop("tests").items()}
         settings = CalibrationRule(**data.pop("settings"))
         return Calibration(**data, settings=settings, tests=tests)
-    except (ValueError, TypeError, KeyError, AttributeError):
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
         return None
 
 
-def _write(exercise: Exercise, calibration: Calibration) -> None:
-    data = asdict(calibration)
+def calibration_data(calibration: Calibration, *, only: set[str] | None = None) -> dict[str, object]:
+    """The course file's content; `only` these tests, with no reference named (a student bundle's copy)."""
+    data: dict[str, object] = {"version": CALIBRATION_VERSION, **asdict(calibration)}
     data.pop("fresh")
-    keep(_cache_path(calibration.key), json.dumps(data, indent=1).encode())
+    if only is not None:
+        data["tests"] = {name: dict(timing, slowest_reference="", samples={})
+                         for name, timing in data["tests"].items() if name in only}  # type: ignore[union-attr]
+        data["references"] = ""
+    return data
+
+
+def _write(exercise: Exercise, calibration: Calibration) -> None:
     path = course_file(exercise)
     try:
-        kept = json.loads(path.read_text())
-        kept = kept if isinstance(kept, dict) else {}
-    except (OSError, ValueError):
-        kept = {}
-    kept.pop(calibration.key, None)
-    kept[calibration.key] = data  # last: the latest machine is the last entry, the oldest ones dropped
-    kept = dict(list(kept.items())[-KEPT_PER_EXERCISE:])
-    try:
         path.parent.mkdir(exist_ok=True)
-        write_atomically(path, json.dumps(kept, indent=1).encode())
-    except OSError:
-        pass  # a read-only course (an installed package): this machine's cache keeps it
+        write_atomically(path, (json.dumps(calibration_data(calibration), indent=1) + "\n").encode())
+    except OSError as error:
+        raise CalibrationError(f"cannot write the course's calibration to {path} ({error.strerror or error}): "
+                               f"its limits stay as they were") from None
 
 
 # ---------------------------------------------------------------- measuring
 def calibrate(exercise: Exercise, *, force: bool = False) -> Calibration | None:
-    """The calibration of `exercise` (as written, not already calibrated): from the cache, or measured now.
-    None for an exercise with nothing to time (a predict exercise)."""
+    """The course's calibration of `exercise` (as written, not already calibrated): the one the course keeps
+    while what it measured is unchanged, or measured now and written into the course. None for an exercise
+    with nothing to time (a predict exercise)."""
     if not kind_of(exercise.kind).calibrated(exercise):
         return None
     settings = exercise.calibration
     references = accepted_references(exercise)
     if not references:
         raise CalibrationError(f"no accepted reference in {exercise.reference_dir / 'accepted'} to time the tests with")
-    key = calibration_key(exercise)
     if not force:
-        cached = _read(exercise, key)
-        if cached is not None:
-            return cached
+        kept = cached_calibration(exercise)
+        current = kept is not None and set(kept.tests) == {t.name for t in exercise.tests} and all(
+            kept.tests[t.name].key == test_key(t) for t in exercise.tests)
+        if kept is not None and current:
+            return kept
     started = time.monotonic()
     samples: dict[str, dict[str, list[float]]] = {test.name: {} for test in exercise.tests}
     for reference in references:
         for name, runs in _measure(exercise, reference, settings).items():
             samples[name][reference.name] = runs
     calibration = Calibration(
-        exercise=exercise.id, key=key, machine=machine(), python=python_version(), settings=settings,
+        exercise=exercise.id, key=setup_key(exercise), machine=machine(), python=python_version(), settings=settings,
         tests={test.name: _timing(test, samples[test.name], settings) for test in exercise.tests},
         measured_at=time.strftime("%Y-%m-%d %H:%M:%S"), measure_seconds=round(time.monotonic() - started, 2),
-        fresh=True)
+        fresh=True, references=references_key(exercise), speed=speed(), speed_probe=SPEED_VERSION)
     _write(exercise, calibration)
     return calibration
 
@@ -307,7 +424,7 @@ def _timing(test: Test, samples: dict[str, list[float]], settings: CalibrationRu
         limit, source = math.ceil(settings.multiplier * slowest_seconds * 100) / 100, "calibrated"
     else:
         limit, source = settings.floor, "floor"
-    return TestTiming(test.name, limit, source, slowest, slowest_seconds, samples)
+    return TestTiming(test.name, limit, source, slowest, slowest_seconds, samples, test_key(test))
 
 
 def python_version() -> str:

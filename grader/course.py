@@ -37,19 +37,28 @@ _LOADER_SOURCES = ("spec.py", "checker_spec.py", "feedback_spec.py", "model.py",
 @record
 class Course:
     exercises_dir: Path
+    fallback: str = ""  # how a course was chosen when none was here: "$GRADER_EXERCISES", "the bundled course"
 
     @classmethod
     def at(cls, folder: str | Path | None, *, cwd: Path | None = None,
            environ: Mapping[str, str] | None = None) -> Course:
-        """The course in `folder` (an exercises folder) when given, else the one `find_exercises` finds."""
-        path = Path(folder) if folder is not None else find_exercises(cwd, environ)
+        """The course in `folder` (an exercises folder) when given, else the one `find_course` finds."""
+        path, fallback = (Path(folder), "") if folder is not None else find_course(cwd, environ)
         if not path.is_dir():
             raise UsageError(f"no exercises folder at {path}")
         if (path / COURSE_FILE).is_file():  # the course's root given: its exercises, not its course file
             path = _configured_exercises(path / COURSE_FILE)
         elif (path / "exercises").is_dir() and not any(path.glob("*.yaml")):
             path = path / "exercises"
-        return cls(path.resolve())
+        return cls(path.resolve(), fallback)
+
+    @property
+    def which(self) -> str:
+        """A line saying which course a command used when none was in the folder it ran in; else ""."""
+        if not self.fallback:
+            return ""
+        return (f"no course in {Path.cwd()} or above it ({COURSE_FILE}, or exercises/ beside reference/): "
+                f"using {self.fallback} at {self.exercises_dir} (--exercises DIR chooses one)")
 
     @property
     def reference_root(self) -> Path:
@@ -65,12 +74,13 @@ class Course:
 
             close = difflib.get_close_matches(exercise_id, self.ids(), n=1)
             hint = f" (did you mean '{close[0]}'?)" if close else f"; `grader list` shows the {len(self.ids())} there are"
-            raise UsageError(f"no exercise '{exercise_id}' in {self.exercises_dir}{hint}")
+            which = f"\n{self.which}" if self.which else ""
+            raise UsageError(f"no exercise '{exercise_id}' in {self.exercises_dir}{hint}{which}")
         return path
 
     def load(self, exercise_id: str) -> Exercise:
-        """The exercise as grading uses it: the CPU limits calibrated on this machine by `grader validate`
-        when it has measured them (the one place they are applied), the spec's limits otherwise."""
+        """The exercise as grading uses it: the CPU limits the course's calibration gives (written by
+        `grader validate`; the one place they are applied), the spec's limits otherwise."""
         return with_calibrated_limits(self.load_as_written(exercise_id))
 
     def load_as_written(self, exercise_id: str) -> Exercise:
@@ -110,16 +120,22 @@ class Course:
 
 def find_exercises(cwd: Path | None = None, environ: Mapping[str, str] | None = None) -> Path:
     """The exercises folder of the course a command run in `cwd` works on (see the module's docstring)."""
+    return find_course(cwd, environ)[0]
+
+
+def find_course(cwd: Path | None = None, environ: Mapping[str, str] | None = None) -> tuple[Path, str]:
+    """The exercises folder `find_exercises` gives, and, when no course was in `cwd` or above, which
+    fallback gave it ("" when one was)."""
     environ = os.environ if environ is None else environ
     here = (cwd or Path.cwd()).resolve()
     for folder in (here, *here.parents):
         if (folder / COURSE_FILE).is_file():
-            return _configured_exercises(folder / COURSE_FILE)
+            return _configured_exercises(folder / COURSE_FILE), ""
         if (folder / "exercises").is_dir() and (folder / "reference").is_dir():
-            return folder / "exercises"
+            return folder / "exercises", ""
     if environ.get(EXERCISES_VARIABLE):
-        return Path(environ[EXERCISES_VARIABLE])
-    return BUNDLED_EXERCISES
+        return Path(environ[EXERCISES_VARIABLE]), f"${EXERCISES_VARIABLE}"
+    return BUNDLED_EXERCISES, "the grader's bundled course"
 
 
 def _configured_exercises(config: Path) -> Path:

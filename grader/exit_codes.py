@@ -11,4 +11,6 @@ class ExitCode(IntEnum):
     USAGE_ERROR = 2
     SPEC_ERROR = 3
     INTERNAL_ERROR = 4
+    TRY_LATER = 5  # `grader submit`: the server took no hand-in over its rate limit (429); later it will
+    CLOSED = 6  # `grader submit`: the server takes no more hand-ins of the exercise (past its deadline)
     INTERRUPTED = 130  # Ctrl-C or SIGTERM: 128 + SIGINT, as a shell reports it

@@ -14,7 +14,7 @@ import yaml
 
 from grader.checkers import CHECKERS, judge_lines, typed
 from grader.checkers.arrays import from_spec, is_data
-from grader.course import STUDENT_BUNDLE_MARKER
+from grader.course import COURSE_FILE, STUDENT_BUNDLE_MARKER
 from grader.errors import SpecError, UsageError
 from grader.expected import ExpectationError, expected_values
 from grader.forms import form_of
@@ -209,11 +209,37 @@ def export_student_bundle(exercises: list[Exercise], root: Path, *, force: bool 
         written.append((exercise.id, len(visible), len(exercise.tests) - len(visible)))
     (folder / STUDENT_BUNDLE_MARKER).write_text("Written by `grader export --student`: hidden tests run at "
                                                 "grading time, not here.\n")
+    _copy_calibrations(exercises, [exercise_id for exercise_id, _, _ in written], folder)
     environment = bundle_environment(exercises)
+    # A course of its own: `grader check` run in it (or below) grades with it, never with another course.
+    (root / COURSE_FILE).write_text(STUDENT_COURSE_TEXT, encoding="utf-8")
     for name, data in environment_files(exercises).items():  # the packages the exercises import, to build first
         (root / name).write_bytes(data)
     (root / "README.md").write_text(_readme(exercises, written, environment), encoding="utf-8")
     return Bundle(root, folder, written, skipped)
+
+
+STUDENT_COURSE_TEXT = """\
+# Written by `grader export --student`: this folder is a course. `grader` run in it, or below it, uses it.
+exercises: exercises
+"""
+
+
+def _copy_calibrations(exercises: list[Exercise], ids: list[str], folder: Path) -> None:
+    """Each exercise's calibrated limits, as the course has them: a check here uses the limits the grade
+    will. Only the visible tests' limits, and no reference named."""
+    import json
+
+    from grader.calibration import CALIBRATIONS, cached_calibration, calibration_data
+
+    for exercise in exercises:
+        calibration = cached_calibration(exercise) if exercise.id in ids else None
+        if calibration is None:
+            continue
+        visible = {test.name for test in exercise.tests if not test.hidden}
+        (folder / CALIBRATIONS).mkdir(exist_ok=True)
+        (folder / CALIBRATIONS / f"{exercise.id}.json").write_text(
+            json.dumps(calibration_data(calibration, only=visible), indent=1) + "\n", encoding="utf-8")
 
 
 def _copy_course_files(tests: tuple[Test, ...], folder: Path) -> None:
@@ -258,7 +284,7 @@ grader with its `data` extra (it compares arrays and frames with numpy and panda
 the packages once, in this folder, before the first check (a check never downloads; without it, it says how):
 
 ```bash
-pip install 'yaml-grader[data]' -c requirements.txt
+pip install 'PATH[data]' -c requirements.txt   # PATH: the grader's wheel or checkout your course gives you
 {BUILD}
 ```
 """
@@ -269,10 +295,10 @@ pip install 'yaml-grader[data]' -c requirements.txt
 {rows}
 
 ```bash
-grader list --exercises exercises
-grader show ID --exercises exercises        # the statement and the visible tests
-grader start ID --exercises exercises       # writes ID.py from the starter code
-grader hint ID --exercises exercises        # the next hint
-grader check ID ID.py --exercises exercises # runs the visible tests; hidden tests run at grading time
+grader list                 # run in this folder (a course: grader-course.yaml) or below it
+grader show ID              # the statement, the visible tests and the time limits
+grader start ID             # writes ID.py from the starter code
+grader hint ID              # the next hint
+grader check ID ID.py       # runs the visible tests under the course's limits; hidden tests run at grading time
 ```
 """

@@ -1,5 +1,6 @@
-"""A test's `feedback` as a spec writes it: one text for any failure, or texts by verdict, and for a wrong
-answer by what its check found:
+"""A test's `feedback` as a spec writes it: one text for a wrong answer or a runtime error (PLAIN_VERDICTS),
+or texts by verdict (`any`: every failure not written otherwise), and for a wrong answer by what its check
+found:
 
     feedback: Make the board's sets in __init__.
     feedback:
@@ -26,6 +27,7 @@ ANY = "any"  # the text for every failure (or every wrong answer) not written ot
 # Every way a run can fail, each a key of a per-verdict `feedback`.
 VERDICT_KEYS = ("wrong_answer", "runtime_error", "timeout", "memory_limit", "output_limit", "syntax_error",
                 "rule_violation", "skipped")
+PLAIN_VERDICTS = ("wrong_answer", "runtime_error")  # where a plain-text `feedback` applies
 _OWN_REASON = re.compile(r"[a-z][a-z0-9_]*\Z")  # what a course's own checker may call what it found
 
 
@@ -35,7 +37,10 @@ def read_feedback(reader: SpecReader, node: yaml.Node | None, where: str, own_ch
     import yaml
 
     if not isinstance(node, yaml.MappingNode):
-        return {"feedback": reader.text(node, f"feedback of {where}")}
+        # A plain text is a hint about the answer: shown for a wrong answer or an error the code raised,
+        # never for a timeout, a file that does not load, a broken rule or a test skipped.
+        text = reader.text(node, f"feedback of {where}")
+        return {"feedback": "", "feedback_by": tuple((key, text) for key in PLAIN_VERDICTS if text)}
     texts: dict[str, str] = {}
     for key, value in _entries(reader, node, (ANY, *VERDICT_KEYS), f"feedback of {where}"):
         if key == "wrong_answer" and isinstance(value, yaml.MappingNode):

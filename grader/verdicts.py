@@ -59,6 +59,7 @@ def judge(test: Test, result: RunResult, expected: object) -> Outcome:
 
 
 LOOP_HINT = "a small test: this may be a loop that never ends"
+BUSY_SHARE = 0.5  # of the CPU limit, used when the wall-clock backstop stopped a run: it was computing
 
 
 def verdict_for(test: Test, result: RunResult) -> tuple[Verdict | None, str, str]:
@@ -93,8 +94,15 @@ def _time_used(test: Test, result: RunResult, in_a_test: bool = True) -> str:
         # A small test is over in milliseconds: a whole second is rarely slowness.
         return f"stopped after {result.cpu_seconds:.2f} s of CPU; the limit is {limit.cpu:.2f} s ({LOOP_HINT})"
     if result.timing is Timing.STOPPED_WALL and result.cpu_seconds < limit.cpu:
-        return (f"stopped after {result.wall_seconds:.2f} s of wall-clock time, most of it waiting or "
-                f"sleeping; the limit is {limit.wall_seconds:.2f} s")
+        # Told by the CPU time: a run that used most of its CPU limit was computing, slowed by a busy machine;
+        # only one that used little of it was waiting (input(), sleep, a lock).
+        if result.cpu_seconds >= BUSY_SHARE * limit.cpu:
+            hint = f" ({LOOP_HINT})" if not test.big and in_a_test else ""
+            return (f"stopped after {result.cpu_seconds:.2f} s of CPU, near the limit of {limit.cpu:.2f} s, when "
+                    f"the wall-clock backstop of {limit.wall_seconds:.2f} s ran out on a busy machine{hint}")
+        return (f"stopped after {result.wall_seconds:.2f} s of wall-clock time with only "
+                f"{result.cpu_seconds:.2f} s of CPU: it was waiting or sleeping; the limit is "
+                f"{limit.wall_seconds:.2f} s")
     if result.timing is Timing.OVER_LIMIT:  # it finished, twice, past the limit
         return f"it took {result.cpu_seconds:.2f} s of CPU; the limit is {limit.cpu:.2f} s"
     return f"stopped after {result.cpu_seconds:.2f} s of CPU; the limit is {limit.cpu:.2f} s"

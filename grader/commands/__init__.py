@@ -10,7 +10,7 @@ import importlib
 from types import ModuleType
 
 COMMANDS: dict[str, tuple[str, ...]] = {
-    "student": ("list", "show", "start", "hint", "check"),
+    "student": ("list", "show", "start", "hint", "check", "login"),
     "authoring": ("validate", "calibrate", "import", "export", "new"),
     "batch": ("batch",),
     "similar": ("similar",),

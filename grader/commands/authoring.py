@@ -302,7 +302,7 @@ def run_export(args: argparse.Namespace) -> ExitCode:
     console = _console()
     for line in bundle.lines():
         console.print(line)
-    console.print(Text(f"Students run: grader check ID FILE --exercises {bundle.exercises_dir}", style="bold"))
+    console.print(Text(f"Students run, in {bundle.root} (a course) or below it: grader check ID FILE", style="bold"))
     return ExitCode.OK
 
 

@@ -33,7 +33,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
                                                                  "(the roster `grader batch --roster` reads)")
     serve.add_argument("--cluster", metavar="ADDRESS", type=_address,
                        help="grade on a Dask cluster: tcp://HOST:PORT, or local:N to start N local workers "
-                            "(pip install 'yaml-grader[dask]')")
+                            "(the grader's dask extra)")
     serve.add_argument("--name", help="with --database: this server's name among those sharing it, the same "
                                       "after a restart (default: HOST:PORT)")
     serve.add_argument("--insecure-cookies", action="store_true",
@@ -57,8 +57,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
                     "`grader check` does, with the same exit status.")
     submit.add_argument("exercise", metavar="EXERCISE", help="exercise id")
     submit.add_argument("file", metavar="FILE", type=Path, help="the file to hand in (.py, .ipynb, .zip)")
-    submit.add_argument("--server", metavar="URL", required=True, help="the server, e.g. http://127.0.0.1:8000")
-    submit.add_argument("--token", metavar="TOKEN", help=f"your token (default: ${TOKEN_VARIABLE})")
+    submit.add_argument("--server", metavar="URL", help="the server, e.g. http://127.0.0.1:8000 (default: "
+                                                        "$GRADER_SERVER, else the one `grader login` stored)")
+    submit.add_argument("--token", metavar="TOKEN", help=f"your token (default: ${TOKEN_VARIABLE}, else the one "
+                                                         f"`grader login` stored)")
     submit.add_argument("--format", choices=("terminal", "json"), default="terminal", help="report format")
     submit.add_argument("--timeout", metavar="SECONDS", type=float, default=600, help="how long to wait (default 600)")
     submit.set_defaults(run=run_submit)
@@ -69,7 +71,7 @@ def _state_option(parser: argparse.ArgumentParser, required: bool = True) -> Non
                         help="the server's state folder: its database and every hand-in")
     parser.add_argument("--database", metavar="URL",
                         help="a PostgreSQL database (postgresql://...) instead of the state folder's SQLite: "
-                             "several servers may share it and the folder (pip install 'yaml-grader[postgres]')")
+                             "several servers may share it and the folder (the grader's postgres extra)")
 
 
 def _positive(text: str) -> int:
@@ -119,7 +121,9 @@ def run_serve(args: argparse.Namespace) -> ExitCode:
     try:
         import uvicorn
     except ImportError:
-        raise UsageError("grader serve needs its extra packages: pip install 'yaml-grader[server]'") from None
+        from grader.install_hint import install_hint
+
+        raise UsageError(f"grader serve needs its extra packages (Starlette, uvicorn): {install_hint('server')}") from None
 
     from grader.batch.pool import default_workers
     from grader.course import COURSE_FILE, Course
@@ -169,11 +173,9 @@ def _class_list(roster_path: Path | None, state: object) -> dict[str, object]:
 
 
 def run_submit(args: argparse.Namespace) -> ExitCode:
-    from grader.server.client import submit
+    from grader.server.client import server_and_token, submit
 
-    token = args.token or os.environ.get(TOKEN_VARIABLE)
-    if not token:
-        raise UsageError(f"a token is needed: --token TOKEN or ${TOKEN_VARIABLE}")
+    server, token = server_and_token(args.server, args.token)
     if not args.file.is_file():
         raise UsageError(f"no file {args.file}")
-    return submit(args.server, token, args.exercise, args.file, args.format, args.timeout)
+    return submit(server, token, args.exercise, args.file, args.format, args.timeout)

@@ -46,6 +46,41 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
                        help="run every test, even after a small test failed or a test ran out of time")
     check.add_argument("--watch", action="store_true",
                        help="grade again each time the file is saved (Ctrl-C stops)")
+    login = subparsers.add_parser("login", help="store the course server and your token for `grader submit`",
+                                  description="Store the course server's address and your token, readable by "
+                                              "you alone, so that `grader submit EXERCISE FILE` needs neither.")
+    login.add_argument("--server", metavar="URL", required=True, help="the server, e.g. https://grader.example.org")
+    login.add_argument("--token", metavar="TOKEN", help="your token (default: $GRADER_TOKEN, else asked for, "
+                                                        "unechoed)")
+    login.set_defaults(run=run_login)
+
+
+def run_login(args: argparse.Namespace) -> ExitCode:
+    import getpass
+    import os
+
+    from grader.errors import UsageError
+    from grader.server.client import TOKEN_VARIABLE, save_login
+
+    token = args.token or os.environ.get(TOKEN_VARIABLE)
+    if not token and sys.stdin.isatty():
+        token = getpass.getpass("token: ").strip()
+    if not token:
+        raise UsageError(f"a token is needed: --token TOKEN, ${TOKEN_VARIABLE}, or typed when asked")
+    path = save_login(args.server, token)
+    print(f"stored the server {args.server} and your token in {path} (readable by you alone); "
+          f"now: grader submit EXERCISE FILE")
+    return ExitCode.OK
+
+
+def _course(args: argparse.Namespace) -> Course:
+    """The course the command works on; on stderr, which one when none was in this folder or above."""
+    from grader.course import Course
+
+    course = Course.at(args.exercises)
+    if course.which:
+        print(course.which, file=sys.stderr)
+    return course
 
 
 def _console() -> Console:
@@ -58,9 +93,7 @@ def run_list(args: argparse.Namespace) -> ExitCode:
     from rich.table import Table
     from rich.text import Text
 
-    from grader.course import Course
-
-    course = Course.at(args.exercises)
+    course = _course(args)
     table = Table(title=f"Exercises in {course.exercises_dir}", header_style="bold")
     for column in ("id", "title", "kind", "tests (hidden)"):
         table.add_column(column)
@@ -88,11 +121,9 @@ def run_show(args: argparse.Namespace) -> ExitCode:
     from rich.syntax import Syntax
     from rich.text import Text
 
-    from grader.course import Course
     from grader.kinds import kind_of
 
-    course = Course.at(args.exercises)
-    exercise = course.load(args.exercise)
+    exercise = _course(args).load(args.exercise)
     console = _console()
     console.rule(Text(f"{exercise.id}: {exercise.title}", style="bold"))
     console.print(Markdown(exercise.statement))
@@ -105,11 +136,12 @@ def run_show(args: argparse.Namespace) -> ExitCode:
         console.print(Syntax(exercise.starter, kind.starter_lexer))
     if kind.lists_tests:
         console.print(_visible_tests(exercise))
-    cpu = sorted({t.limits.cpu for t in exercise.tests})  # calibrated per test on this machine
+    cpu = sorted({t.limits.cpu for t in exercise.tests})  # per test, from the course's calibration
     cpu_text = f"{cpu[0]:g} s" if len(cpu) == 1 else f"{cpu[0]:g} to {cpu[-1]:g} s"
+    sources = sorted({t.limits.cpu_origin for t in exercise.tests})
     limits = exercise.limits
-    console.print(Text(f"Limits: {cpu_text} of CPU per test, {limits.memory} MiB, output {limits.output} KiB. "
-                       f"{_hidden_count(exercise)}.", style="dim"))
+    console.print(Text(f"Limits: {cpu_text} of CPU per test ({'; '.join(sources)}), {limits.memory} MiB, "
+                       f"output {limits.output} KiB. {_hidden_count(exercise)}.", style="dim"))
     return ExitCode.OK
 
 
@@ -147,11 +179,10 @@ def _visible_tests(exercise: Exercise) -> Table:
 
 
 def run_start(args: argparse.Namespace) -> ExitCode:
-    from grader.course import Course
     from grader.errors import UsageError
     from grader.kinds import kind_of
 
-    exercise = Course.at(args.exercises).load(args.exercise)
+    exercise = _course(args).load(args.exercise)
     suffix = kind_of(exercise.kind).suffix
     path = Path(args.path or f"{exercise.id}{suffix}")
     if path.exists() and not args.force:
@@ -170,10 +201,9 @@ def run_hint(args: argparse.Namespace) -> ExitCode:
     from rich.markdown import Markdown
     from rich.text import Text
 
-    from grader.course import Course
     from grader.cache import cache_dir, keep
 
-    exercise = Course.at(args.exercises).load(args.exercise)
+    exercise = _course(args).load(args.exercise)
     if not exercise.hints:
         _console().print("This exercise has no hints.")
         return ExitCode.OK
@@ -196,10 +226,9 @@ def run_hint(args: argparse.Namespace) -> ExitCode:
 
 
 def run_check(args: argparse.Namespace) -> ExitCode:
-    from grader.course import Course
     from grader.errors import UsageError
 
-    course = Course.at(args.exercises)
+    course = _course(args)
     exercise = course.load(args.exercise)
     submission = Path(args.submission)
     if not (submission.is_file() or submission.is_dir()):

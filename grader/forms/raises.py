@@ -1,6 +1,8 @@
 """`raises`: the call must raise an exception class (a subclass counts unless `subclass: false`), its
-message containing a text (`message`), equal to one (`message_equals`, as unittest's `args[0]`) or matching
-a regular expression (`match`, as pytest.raises). A built-in class is judged on the names of the built-in
+message containing a text (`message`), equal to one (`message_equals`: `str(error)`, as pytest's
+`str(excinfo.value) == ...`), its first argument equal to one (`first_arg`: unittest's
+`err.exception.args[0] == ...`, where a KeyError("x") has the argument x and the message 'x') or matching a
+regular expression (`match`: searched in `str(error)`, as unittest's assertRaisesRegex and pytest.raises). A built-in class is judged on the names of the built-in
 classes the harness found the exception to subclass, so a student class merely named ValueError is not one;
 a class the submission defines (`class: BufferFullException`) is judged by the names of its class and
 its bases, the only thing the grader can know of a class it never saw."""
@@ -27,7 +29,7 @@ BUILTIN_ERRORS = frozenset(name for name, value in vars(builtins).items()
                            if isinstance(value, type) and issubclass(value, BaseException))
 
 
-RAISES_KEYS = ("class", "message", "message_equals", "match", "subclass", "bases")
+RAISES_KEYS = ("class", "message", "message_equals", "first_arg", "match", "subclass", "bases")
 
 
 @record
@@ -38,6 +40,7 @@ class ExpectedRaise:
     cls: str
     message: str = ""
     message_equals: str | None = None
+    first_arg: str | None = None  # unittest's args[0]
     match: str | None = None
     subclass: bool = True
     bases: tuple[str, ...] = ()  # classes it must derive from too (assertRaises(BufferError) of a student class)
@@ -49,7 +52,8 @@ class ExpectedRaise:
     def wanted(self) -> str:
         """How the spec reads: `ValueError('too big')`, `E (exactly that class, a BufferError) with a message
         matching '^x'`."""
-        text = self.cls + (f"({self.message_equals!r})" if self.message_equals is not None else "")
+        argument = self.first_arg if self.first_arg is not None else self.message_equals
+        text = self.cls + (f"({argument!r})" if argument is not None else "")
         kinds = ([] if self.subclass else ["exactly that class"]) + [a_class(base) for base in self.bases]
         text += f" ({', '.join(kinds)})" if kinds else ""
         text += f" with a message containing {self.message!r}" if self.message else ""
@@ -91,7 +95,7 @@ def read_raises(reader: SpecReader, node: yaml.Node, where: str) -> ExpectedRais
             return None
         class_node = keys["class"]
         found["message"] = reader.text(keys.get("message"), "raises: message")
-        for key in ("message_equals", "match"):
+        for key in ("message_equals", "first_arg", "match"):
             if key in keys:
                 found[key] = reader.text(keys[key], f"raises: {key}")
         if "match" in found:
@@ -152,6 +156,13 @@ def raise_reason(expected: ExpectedRaise, answer: object) -> str:
     return "message" if _is_class(expected, answer) else "exception"
 
 
+def first_arg_message(argument: str, answer: Raised) -> str:
+    """The message an exception raised with the single argument `argument` has: str(args[0]), but a
+    KeyError's (and its subclasses') is repr(args[0]). The run reports str(error), as unittest reads args[0]
+    of an exception raised with one argument."""
+    return repr(argument) if "KeyError" in answer.bases else argument
+
+
 def raise_problem(expected: ExpectedRaise, answer: object) -> str:
     """Why `answer` (a Raised, or a returned value) is not the expected exception; "" when it is."""
     wanted = expected.wanted()
@@ -163,6 +174,8 @@ def raise_problem(expected: ExpectedRaise, answer: object) -> str:
         return f"expected {wanted}, but its message is {show(answer.message, 60)}"
     if expected.message_equals is not None and answer.message != expected.message_equals:
         return f"expected the message {expected.message_equals!r}, but it is {show(answer.message, 200)}"
+    if expected.first_arg is not None and answer.message != first_arg_message(expected.first_arg, answer):
+        return f"expected the argument {expected.first_arg!r}, but the message is {show(answer.message, 200)}"
     if expected.match is not None and not re.search(expected.match, answer.message):
         return f"expected {wanted}, but its message is {show(answer.message, 60)}"
     return ""
@@ -222,6 +235,8 @@ def raises_entry(expected: ExpectedRaise) -> object:
         entry["message"] = expected.message
     if expected.message_equals is not None:
         entry["message_equals"] = expected.message_equals
+    if expected.first_arg is not None:
+        entry["first_arg"] = expected.first_arg
     if expected.match is not None:
         entry["match"] = expected.match
     if not expected.subclass:

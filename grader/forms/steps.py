@@ -1,6 +1,7 @@
 """`steps`: statements and expressions run in turn on one object, in one scope. A statement must run (or
 raise what it is written to raise); an expression's value or exception is compared with the written one,
-else with the reference's, by the test's checker. The first failing step ends the test: the feedback names
+else with the reference's, by the test's checker; a bare call the reference answers None (`- c.add()`) is
+a command, run as a statement (unittest reads no value no assertion names), as is `{do: ..., ignore_value: true}`. The first failing step ends the test: the feedback names
 it and the details show the steps before it."""
 
 from __future__ import annotations
@@ -61,6 +62,19 @@ class StepAnswer:
         return "ran" if self.ran else show(self.value, 60)
 
 
+def _command(step: Step, reference: StepAnswer) -> bool:
+    """A bare call step (`- c.add()`) the reference answered None: a command, as in unittest, where a call
+    no assertion reads has its value ignored. It must run without raising; what it returns is not read."""
+    if step.written or step.raises is not None or step.equals is not None or not step.expression:
+        return False
+    if reference.raised is not None or reference.missing or reference.value is not None or reference.equal is not None:
+        return False
+    try:
+        return isinstance(ast.parse(step.code, mode="eval").body, ast.Call)
+    except SyntaxError:
+        return False
+
+
 def step_answers(result: RunResult, count: int) -> list[StepAnswer]:
     answers = []
     for data in result.steps[:count]:
@@ -108,7 +122,8 @@ class StepsForm(TestForm):
         keys: dict[str, yaml.Node] = {}
         code_node = node
         if isinstance(node, yaml.MappingNode):
-            keys = reader.mapping(node, ("do", "raises", "expect_literal", "equals"), f"a step of {where}")  # type: ignore[attr-defined]
+            keys = reader.mapping(node, ("do", "raises", "expect_literal", "equals", "ignore_value"),  # type: ignore[attr-defined]
+                                  f"a step of {where}")
             if "do" not in keys:
                 reader.problem(node, f"a step of {where} needs 'do': the statement or expression it runs")
                 return None
@@ -130,6 +145,12 @@ class StepsForm(TestForm):
         for key in ("expect_literal", "equals"):
             if key in keys and not expression:
                 reader.problem(keys[key], f"step {code!r} of {where} is a statement: it has no value to expect")
+        if "ignore_value" in keys:
+            flag = reader.value(keys["ignore_value"])  # type: ignore[attr-defined]
+            if not isinstance(flag, bool) or len(keys) > 2:
+                reader.problem(keys["ignore_value"], f"ignore_value of step {code!r} is true or false, beside 'do' alone")
+            elif flag:
+                expression = False  # run as a statement: it must not raise, its value is not read
         equals = reader.text(keys["equals"], "equals").strip() if "equals" in keys else None
         if equals is not None:
             try:
@@ -196,7 +217,7 @@ class StepsForm(TestForm):
                                f"(`{step.equals}`), got {show(got.sides[0], 200)} (compared with ==)",
                                reason="" if got.equal else "value")
         want = StepAnswer(value=step.expect) if step.written else reference
-        if not step.expression or not isinstance(want, StepAnswer):  # a statement: it must run
+        if not step.expression or not isinstance(want, StepAnswer) or _command(step, want):  # it must run
             if got.raised is not None:
                 return CheckResult(False, f"it raised {got.raised.error_type}: {show(got.raised.message, 60)}",
                                    reason="exception")
@@ -236,7 +257,7 @@ class StepsForm(TestForm):
                 lines.append(f"== {step.equals}")
             elif step.written:
                 lines.append(show(step.expect, 200))
-            elif step.expression and isinstance(answer, StepAnswer):
+            elif step.expression and isinstance(answer, StepAnswer) and not _command(step, answer):
                 lines.append(answer.shown() if answer.raised is None else f"raises {answer.raised.error_type}")
             else:
                 lines.append("runs")
@@ -255,6 +276,8 @@ class StepsForm(TestForm):
             elif step.expression and isinstance(answer, StepAnswer) and answer.raised is not None \
                     and nameable(answer.raised.error_type):
                 steps.append({"do": step.code, "raises": answer.raised.error_type})  # a builtin, or the submission's
+            elif step.expression and isinstance(answer, StepAnswer) and _command(step, answer):
+                steps.append({"do": step.code, "ignore_value": True})
             elif step.expression and isinstance(answer, StepAnswer) and answer.raised is None:
                 steps.append({"do": step.code, "expect_literal": repr(answer.value)})
             else:

@@ -36,10 +36,11 @@ tests:
     call: {entry}(1)
   - name: {entry}(3)
     call: {entry}(3)
-  - name: {entry}(5)
+  # A hidden test's name is all a student sees of it: say what it checks, never its input.
+  - name: a middle-sized n
     call: {entry}(5)
     hidden: true
-  - name: {entry}(20)
+  - name: a large n, in time
     call: {entry}(20)
     hidden: true
     big: true                      # the too-slow references in timeout/ must time out here

@@ -23,10 +23,11 @@ tests:
     stdin: "1\\n"
   - name: n = 3
     stdin: "3\\n"
-  - name: n = 5
+  # A hidden test's name is all a student sees of it: say what it checks, never its input.
+  - name: a middle-sized n
     stdin: "5\\n"
     hidden: true
-  - name: n = 20
+  - name: a large n, in time
     stdin: "20\\n"
     hidden: true
     big: true                      # the too-slow references in timeout/ must time out here

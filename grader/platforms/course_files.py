@@ -1,5 +1,6 @@
 """The files of a course that grading its exercises needs, found from the loaded specs: each spec, the course's
-own code its tests name (a checker file, generators.py, beside the specs) and the exercise's references.
+own code its tests name (a checker file, generators.py, beside the specs), its calibrated limits and the
+exercise's references.
 Every platform bundle carries exactly these, under the names the course has them."""
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ def course_files(exercises: list[Exercise]) -> dict[str, Path]:
     files: dict[str, Path] = {}
     for exercise in exercises:
         files[f"exercises/{exercise.path.name}"] = exercise.path
+        calibration = exercise.path.parent / ".calibration" / f"{exercise.id}.json"  # its limits: the course's
+        if calibration.is_file():
+            files[f"exercises/.calibration/{calibration.name}"] = calibration
         for named in sorted(named_files(exercise)):
             if not named.is_file():
                 raise UsageError(f"{exercise.path}: names {named.name}, which is not in {named.parent}: "

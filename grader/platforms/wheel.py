@@ -22,8 +22,10 @@ def build_wheel(folder: Path) -> Path:
     try:
         dist = metadata.distribution(DISTRIBUTION)
     except metadata.PackageNotFoundError:
+        from grader.install_hint import install_hint
+
         raise UsageError(f"the grader is not installed as {DISTRIBUTION!r}, so there is nothing to bundle: "
-                         f"pip install {DISTRIBUTION}") from None
+                         f"{install_hint()}") from None
     name, version = DISTRIBUTION.replace("-", "_"), dist.version
     info = f"{name}-{version}.dist-info"
     package = Path(grader.__file__).resolve().parent

@@ -1,10 +1,13 @@
 """`grader submit`: a hand-in sent to a `grader serve` server, its grading waited for with a progress line,
-its report printed as `grader check` prints it. The standard library's HTTP client: a student's command
-needs nothing more installed."""
+its report printed as `grader check` prints it, with the score that counts after the late rule. The server
+and token come from the command line, $GRADER_SERVER and $GRADER_TOKEN, or what `grader login` stored
+(a file of the user's alone, mode 0600). The standard library's HTTP client: a student's command needs
+nothing more installed."""
 
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import sys
 import time
@@ -18,9 +21,86 @@ from grader.exit_codes import ExitCode
 from grader.model import Outcome, Report, Verdict
 
 POLL = (0.0, 0.05, 0.1, 0.2, 0.5)  # seconds between two waits, then the last one (a server that answers at once)
+SERVER_VARIABLE = "GRADER_SERVER"
+TOKEN_VARIABLE = "GRADER_TOKEN"
+
+
+class Refused(Exception):
+    """The server refused the hand-in for a reason the student can act on: not a bad command line."""
+
+    def __init__(self, status: ExitCode, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+# ---------------------------------------------------------------- where the server is, and who the student is
+def login_file() -> Path:
+    root = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return Path(root) / "grader" / "login.json"
+
+
+def save_login(server: str, token: str) -> Path:
+    """Store the server and the token for the next `grader submit`: readable by the user alone (0600),
+    written whole, never with a moment where another user could read it."""
+    if not server.startswith(("http://", "https://")):
+        raise UsageError(f"{server!r} is not a server address: write it as http://HOST:PORT or https://HOST")
+    path = login_file()
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+            json.dump({"server": server.rstrip("/"), "token": token}, file)
+        os.chmod(temporary, 0o600)
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+    return path
+
+
+def stored_login() -> dict[str, str]:
+    """What `grader login` stored ({} when nothing, or something unreadable, is there)."""
+    try:
+        data = json.loads(login_file().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {key: value for key, value in data.items() if key in ("server", "token") and isinstance(value, str)} \
+        if isinstance(data, dict) else {}
+
+
+def server_and_token(server: str | None, token: str | None) -> tuple[str, str]:
+    """The server and token a submission goes with: given, else from the environment, else stored."""
+    stored = stored_login()
+    server = server or os.environ.get(SERVER_VARIABLE) or stored.get("server")
+    token = token or os.environ.get(TOKEN_VARIABLE) or stored.get("token")
+    if not server:
+        raise UsageError(f"which server? --server URL, ${SERVER_VARIABLE}, or once: grader login --server URL")
+    if not token:
+        raise UsageError(f"a token is needed: --token TOKEN, ${TOKEN_VARIABLE}, or once: grader login --server URL")
+    return server, token
+
+
+def counted_score(found: dict[str, Any], report: Report) -> float:
+    """The score the gradebook keeps for this hand-in: the server's when it says, else the report's with
+    the late penalty taken off, as the server's rules take it."""
+    counted = found.get("counted_score")
+    if isinstance(counted, (int, float)) and not isinstance(counted, bool):
+        return float(counted)
+    penalty = found.get("late_penalty") if found.get("late") else 0
+    penalty = penalty if isinstance(penalty, (int, float)) and not isinstance(penalty, bool) else 0
+    return round(report.score * (1 - penalty / 100), 2)
 
 
 def submit(server: str, token: str, exercise: str, file: Path, format_: str, timeout: float) -> ExitCode:
+    try:
+        return _submit(server, token, exercise, file, format_, timeout)
+    except Refused as refusal:
+        print(f"error: {refusal}", file=sys.stderr)
+        return refusal.status
+
+
+def _submit(server: str, token: str, exercise: str, file: Path, format_: str, timeout: float) -> ExitCode:
     base = server.rstrip("/")
     body, content_type = multipart({"exercise": exercise}, "file", file.name, file.read_bytes())
     sent = _call("POST", f"{base}/api/submissions", token, body, content_type)
@@ -43,15 +123,18 @@ def submit(server: str, token: str, exercise: str, file: Path, format_: str, tim
         polls += 1
     progress.end()
     report = report_from_json(found["report"])
+    counted = counted_score(found, report)
     if format_ == "json":
-        json.dump(found, sys.stdout, indent=2, ensure_ascii=True)
+        json.dump({**found, "counted_score": counted}, sys.stdout, indent=2, ensure_ascii=True)
         sys.stdout.write("\n")
     else:
         from grader.outputs import output
 
-        if found.get("late"):
-            print(f"Submitted late: {found.get('late_penalty', 0):g} % off.")
         output("terminal").render(report, sys.stdout)
+        if found.get("late"):
+            # The number the gradebook keeps, said where the student reads the score.
+            print(f"Submitted late: {found.get('late_penalty', 0):g} % off. The score that counts: "
+                  f"{counted:g}/{report.max_score:g} (graded {report.score:g}/{report.max_score:g}).")
     return ExitCode.OK if report.verdict == Verdict.PASSED else ExitCode.TESTS_FAILED
 
 
@@ -94,8 +177,11 @@ def _call(method: str, url: str, token: str, body: bytes | None = None,
             except ValueError:
                 message = error.reason
             if error.code == 429:
-                raise UsageError(f"the server refused it (429): {message} (Retry-After: "
-                                 f"{error.headers.get('Retry-After', '?')} s)") from None
+                wait = error.headers.get("Retry-After", "")
+                after = f"; submit again in {wait} s" if wait.isdigit() and f"in {wait} s" not in str(message) else ""
+                raise Refused(ExitCode.TRY_LATER, f"not taken, too many submissions: {message}{after}") from None
+            if error.code == 403 and ("cut-off" in str(message) or "deadline" in str(message)):
+                raise Refused(ExitCode.CLOSED, f"not taken, the deadline is past: {message}") from None
             if error.code >= 500 and attempt < 4 and method == "GET":
                 time.sleep(0.5)
                 continue

@@ -59,7 +59,9 @@ class Postgres:
         try:
             import psycopg
         except ImportError:
-            raise UsageError("--database needs psycopg: pip install 'yaml-grader[postgres]'") from None
+            from grader.install_hint import install_hint
+
+            raise UsageError(f"--database needs psycopg: {install_hint('postgres')}") from None
         try:
             self.connection = psycopg.connect(url, autocommit=True)
         except psycopg.Error as error:

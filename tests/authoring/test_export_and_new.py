@@ -45,7 +45,8 @@ def test_the_student_bundle_has_visible_tests_with_their_answers_and_nothing_hid
     assert [t.get("expect", t.get("expect_literal")) for t in pairs["tests"]] == ["(1, -1)", "(2, -2)", "(3, -3)"]
     squares_spec = yaml.safe_load((bundle / "exercises" / "squares.yaml").read_text())
     assert squares_spec["starter"] == "def square(n):\n    pass\n" and "Write `square(n)`" in squares_spec["statement"]
-    assert "grader check ID ID.py --exercises exercises" in (bundle / "README.md").read_text()
+    assert "grader check ID ID.py" in (bundle / "README.md").read_text()
+    assert (bundle / "grader-course.yaml").is_file()  # a course: a check run in it uses it
 
     mine = squares.submission("pair.py", "def pair(n):\n    return (n, -n)\n")
     checked = run_cli("check", "pairs", mine, "--exercises", bundle / "exercises")

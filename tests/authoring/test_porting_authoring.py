@@ -27,7 +27,7 @@ def test_validate_warns_of_base_60_and_other_surprising_scalars_naming_file_and_
     result = run_cli("validate", "--exercises", course.exercises, "t")
     assert result.returncode == 0, result.stdout  # warnings: the spec may mean them
     out = " ".join(result.stdout.split())
-    assert f"{path}:6:37: YAML 1.1 reads 11:01 as the base-60 number 661; quote it (\"11:01\")" in out
+    assert f"{path}:6:37: YAML 1.1 reads 11:01 as the base-60 number 661, and the grader uses that number; quote it (\"11:01\")" in out
     assert f"{path}:7:37: YAML 1.1 reads yes as True" in out
     assert ":8:" not in out  # quoted: what it says
 

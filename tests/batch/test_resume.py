@@ -245,7 +245,7 @@ def test_a_class_graded_again_after_a_new_calibration_reports_only_the_new_limit
     assert "0 already in the database, 6 graded now" in stdout  # graded again, never reused
     assert "add: CPU limits changed since the last run here" in stderr
     assert {(test, limit) for test, limit, _ in limits_in(out)} == {("small", 1.0), ("hidden", 1.0)}
-    assert all(source.startswith("the calibration floor, calibrated on this machine at ")
+    assert all(source.startswith("the calibration floor, calibrated by the course on ")
                for _, _, source in limits_in(out))
     assert stored_limits(out) == {1.0}
 
@@ -257,7 +257,7 @@ def test_a_class_graded_again_after_a_new_calibration_reports_only_the_new_limit
     reported = limits_in(out)
     # Nothing graded under 1 s or 2 s is reported: each test under its new limit, and only that.
     assert {(test, limit) for test, limit, _ in reported} == set(new.items())
-    assert all(source.startswith("calibrated on this machine at ") for _, _, source in reported)
+    assert all(source.startswith("calibrated by the course on ") for _, _, source in reported)
     assert stored_limits(out) == set(new.values())
     assert "no stored result" in calibrate()  # the new limits are the stored ones: nothing is stale
 

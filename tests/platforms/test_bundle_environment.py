@@ -81,7 +81,9 @@ def test_a_course_without_an_environment_has_no_list_in_its_bundles(tmp_path: Pa
     _export("--student", tmp_path / "student", "count-queens", cwd=EXERCISES.parent)
     _export("--github-classroom", tmp_path / "repo", "count-queens", cwd=EXERCISES.parent)
     for root in (tmp_path / "student", tmp_path / "repo"):
-        assert not (root / "requirements.txt").exists() and not (root / "grader-course.yaml").exists()
+        assert not (root / "requirements.txt").exists()
+        # The student bundle is a course of its own: its course file names the specs, no environment.
+        assert "environment" not in (root / "grader-course.yaml").read_text()
     assert "env build" not in (tmp_path / "repo" / ".github" / "workflows" / "classroom.yml").read_text()
     assert "env build" not in (tmp_path / "student" / "README.md").read_text()
 

@@ -197,7 +197,7 @@ FORM_PROBLEMS = [
     (_with("    raises: {message: empty}\n"), {},
      "add.yaml:8:13: raises of test 'add(1, 2)' needs a class, e.g. {class: ValueError, message: empty}"),
     (_with("    raises: {class: ValueError, text: empty}\n"), {},
-     "add.yaml:8:33: unknown key 'text' in raises of test 'add(1, 2)'; known keys: class, message, message_equals, match, subclass, bases"),
+     "add.yaml:8:33: unknown key 'text' in raises of test 'add(1, 2)'; known keys: class, message, message_equals, first_arg, match, subclass, bases"),
     (_with("    expect: 3\n    raises: ValueError\n"), {},
      "add.yaml:8:13: test 'add(1, 2)' expects an exception: 'expect' has nothing to judge"),
     (PROGRAM + "    raises: ValueError\n", {},
@@ -285,7 +285,9 @@ def test_the_forms_load_into_the_model(tmp_path: Path) -> None:
                     + "  - name: steps\n    steps:\n      - x = add(1, 2)\n      - x + 1\n"
                     + "      - {do: 'add(x, [])', raises: TypeError}\n")
     first, raises, steps = load_exercise(path).tests
-    assert (first.form, first.checker.name, first.feedback, first.description) == ("call", "close", "Add them.", "two numbers")
+    assert (first.form, first.checker.name, first.description) == ("call", "close", "two numbers")
+    # A plain feedback text is about the answer: a wrong answer's or a runtime error's, never a timeout's.
+    assert [first.feedback_for(v) for v in ("wrong_answer", "runtime_error", "timeout")] == ["Add them.", "Add them.", ""]
     assert first.given[1] == ("n", 2) and first.given[0][1].generator == "floats"
     assert (raises.form, raises.raises.cls, raises.raises.message) == ("raises", "TypeError", "")
     assert steps.form == "steps" and [s.expression for s in steps.steps] == [False, True, True]
