@@ -140,16 +140,18 @@ def error_class(reply: dict[str, object]) -> str:
 def _decode_result(result: object) -> dict[str, object]:
     """The test child's own report (JSON, its value tagged, then its raw numbers: Attached), never evaluated,
     only parsed; a str from a reply that carries it in its text reads the same way."""
+    why: list[str] = []
     if isinstance(result, Attached):
         if result.start >= len(result.buffer):
             return {}
-        decoded = decode(result.buffer, result.start)
+        decoded = decode(result.buffer, result.start, why=why)
     elif type(result) is str and result:
-        decoded = decode(result[:REPLY_CAP].encode("utf-8", "surrogatepass"))
+        decoded = decode(result[:REPLY_CAP].encode("utf-8", "surrogatepass"), why=why)
     else:
         return {}
     if not isinstance(decoded, dict):
-        return {"unreadable": True, "message": "the test process wrote an unreadable result"}
+        because = f": {why[0]}" if why else ""
+        return {"unreadable": True, "message": f"the test process wrote an unreadable result{because}"}
     if "value" in decoded and _depth(decoded["value"]) > VALUE_DEPTH:
         return {"unreadable": True, "message": f"the returned value is nested more than {VALUE_DEPTH} deep"}
     return decoded

@@ -67,7 +67,13 @@ def run_checker(spec: CheckerSpec, expected: object, actual: object, input: obje
     itself fails."""
     func = CHECKERS[spec.name]
     extra = {"input": input} if takes_input(spec) else {}
-    check = func(expected, actual, **dict(spec.args), **extra)
+    try:
+        check = func(expected, actual, **dict(spec.args), **extra)
+    except CheckerError:
+        raise
+    except Exception as error:  # noqa: BLE001 - an answer of a shape no comparison foresaw is the answer's fault
+        return CheckResult(passed=False, reason="type", feedback=f"the answer could not be compared: "
+                                                                  f"{type(error).__name__}: {str(error)[:200]}")
     if check.passed or check.reason:
         return check
     return replace(check, reason=mismatch(expected, actual))

@@ -127,7 +127,7 @@ class Attached:
     start: int
 
 
-def decode(data: bytes | bytearray, start: int = 0, attached: str = "") -> object:
+def decode(data: bytes | bytearray, start: int = 0, attached: str = "", why: list[str] | None = None) -> object:
     """A reply's JSON, tags turned back into tuples, sets, dicts, bytes and Opaque; None when unreadable.
     json.loads is C and linear: a hostile 12 MB reply costs seconds, not the minutes of ast.literal_eval.
     NaN reads as a float (a returned value may hold one: the checker decides), never as a number the grader
@@ -135,7 +135,10 @@ def decode(data: bytes | bytearray, start: int = 0, attached: str = "") -> objec
     collide in hash is refused, since building it would cost the grader time quadratic in its size.
     A NUL ends the JSON text (JSON text holds none); the bytes after it are its binary part. With
     `attached`, they are that key's value (Attached: a reply frame's test result); else the raw numbers the
-    text's array and list tags point to, read in place (numpy.frombuffer over the buffer: never copied)."""
+    text's array and list tags point to, read in place (numpy.frombuffer over the buffer: never copied).
+    Whatever fails while a value is rebuilt (a dtype numpy or pandas cannot build, a module it would
+    import, a shape that does not fit) makes the reply unreadable, never an error of the grader's: the
+    reason goes into `why`, for the test's feedback."""
     end = data.find(b"\0", start)
     view = memoryview(data)
     text = view[start:] if end < 0 else view[start:end]
@@ -147,8 +150,25 @@ def decode(data: bytes | bytearray, start: int = 0, attached: str = "") -> objec
             return decoded
         hook = _untag if end < 0 else functools.partial(_untag_with, Binary(view[end + 1:]))
         return json.loads(bytes(text), object_hook=hook, parse_constant=_constant)
-    except (ValueError, TypeError, RecursionError, MemoryError, UnicodeError, AttributeError, OverflowError):
+    except Exception as error:  # noqa: BLE001 - anything the reply makes a reader raise is the reply's fault
+        if why is not None:
+            why.append(_reason(error))
         return None
+
+
+def _reason(error: BaseException) -> str:
+    """Why a reply could not be read, in a line (the reply's own text bounded: it is the submission's)."""
+    if isinstance(error, Unreadable):
+        return str(error)[:300]
+    if isinstance(error, (json.JSONDecodeError, UnicodeError)):
+        return "its text is not valid JSON"
+    if isinstance(error, RecursionError):
+        return "it is nested too deeply"
+    return f"{type(error).__name__}: {str(error)[:200]}"
+
+
+class Unreadable(ValueError):
+    """A tagged value the grader will not or cannot build; its text says which and why."""
 
 
 class Binary:
@@ -208,9 +228,13 @@ def _opaque(name: object) -> Opaque:
 def _data(tag: str):  # type: ignore[no-untyped-def]
     """A numpy or pandas tag's reader (grader/data_values.py), imported at the first such value only."""
     def read(fields: object, blobs: Binary | None = None) -> object:
-        from grader.data_values import TAGS
+        from grader.data_values import NAMES, TAGS
 
-        return TAGS[tag](fields, blobs)
+        try:
+            return TAGS[tag](fields, blobs)
+        except Exception as error:  # noqa: BLE001 - numpy and pandas raise what they like (ImportError...)
+            raise Unreadable(f"a {NAMES[tag]} the grader cannot rebuild ({type(error).__name__}: "
+                             f"{str(error)[:200]})") from None
     return read
 
 
