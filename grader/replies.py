@@ -6,9 +6,10 @@ from __future__ import annotations
 import builtins
 import os
 import signal
+from dataclasses import replace
 
 from grader.kinds import SubmissionKind
-from grader.model import Fault, Limits, RunResult, Timing
+from grader.model import Fault, Limits, Outcome, RunResult, Test, Timing
 from grader.sandbox.wire import REPLY_CAP, Attached, Frame, decode
 
 # Why a frame never came, in the words a student reads.
@@ -188,3 +189,21 @@ def _text(value: object, cap: int) -> str:
 def _int(value: object, low: int, high: int, default: int = 0) -> int:
     """A reply's integer field: an int within [low, high], else `default` (floats, NaN, bools, 2**40 ...)."""
     return value if type(value) is int and low <= value <= high else default
+
+
+CAPTURE_CAP = 4000  # characters of each stream a report shows per test: the first ones, as pytest does
+
+
+def captured(outcome: Outcome, test: Test, result: RunResult) -> Outcome:
+    """`outcome` with what its test printed (stdout, unless the printed output is the answer compared) and
+    wrote to stderr, each bounded; nothing for a hidden test, whose output could carry its input."""
+    if test.hidden:
+        return outcome
+    printed = result.stdout if test.compare != "output" and test.io is None else ""
+    return replace(outcome, stdout=_capped(printed, result.output_truncated), stderr=_capped(result.stderr, False))
+
+
+def _capped(text: str, truncated: bool) -> str:
+    if len(text) > CAPTURE_CAP:
+        return text[:CAPTURE_CAP] + f"\n... ({len(text) - CAPTURE_CAP} more characters)"
+    return text + ("\n... (cut at the output limit)" if truncated and text else "")

@@ -39,6 +39,27 @@ _loads, _kill, _killpg, _waitpid = marshal.loads, os.kill, os.killpg, os.waitpid
 # The builtin exception classes, by identity, taken before any submission code could replace them.
 _BUILTIN_ERRORS = {id(value): value for value in vars(builtins).values()
                    if isinstance(value, type) and issubclass(value, BaseException)}
+# The builtins as they were before any submission ran. The harness's own functions (defined below) look
+# their builtins up here, not in the builtins module a submission may patch (builtins.bool, builtins.repr);
+# the tests' expressions and test_setup's helpers see a copy whose __import__ hands back the modules loaded
+# before the submission (see test_import), not whatever it put in sys.modules.
+PRISTINE_BUILTINS = dict(vars(builtins))
+__builtins__ = PRISTINE_BUILTINS
+_MODULES = dict(sys.modules)  # refreshed when a submission is about to load (load)
+_real_import = builtins.__import__
+
+
+def test_import(name, globals=None, locals=None, fromlist=(), level=0):
+    """`import` in test-side code: a module loaded before the submission ran is the one it gets, whatever
+    the submission did to sys.modules; any other module imports as usual."""
+    if level == 0:
+        module = _MODULES.get(name if fromlist else name.partition(".")[0])
+        if module is not None and (fromlist or name in _MODULES):
+            return module
+    return _real_import(name, globals, locals, fromlist, level)
+
+
+TEST_BUILTINS = dict(PRISTINE_BUILTINS, __import__=test_import)
 
 
 def literal(value, depth=0):
@@ -194,16 +215,123 @@ def load(setup):
 
         sys.meta_path.insert(0, HandinModules)
     if setup["mode"] == "module":  # load once; each test calls into it (a script runs whole per test)
+        global test_entry
+        test_entry = setup["entry"]
+        _MODULES.update(sys.modules)  # nothing of the submission has run yet
+        scope = None
+        if setup.get("test_setup"):
+            # The test file's imports and helpers, bound before the submission runs: what it does to
+            # collections, operator, sys.modules... while loading cannot change what they are.
+            scope = {"__name__": "test_setup", "__builtins__": TEST_BUILTINS}
+            imported_by(setup["test_setup"])
+            exec(compile(setup["test_setup"], "<test_setup>", "exec", dont_inherit=True), scope)
+            _MODULES.update(sys.modules)
+            test_names = {k: v for k, v in scope.items() if k not in ("__builtins__", "__name__")}
+            watch(test_names)
         exec(compile(setup["prelude"], "<prelude>", "exec"), namespace)
         exec(code, namespace)
         entry = setup["entry"]
         if entry and entry not in namespace:
-            raise LookupError("the file defines no " + entry)
-        if setup.get("test_setup"):  # the test file's imports and helpers, run beside the submission's names
-            scope = dict(namespace, __builtins__=builtins)
-            exec(compile(setup["test_setup"], "<test_setup>", "exec"), scope)
-            test_names = {k: v for k, v in scope.items() if k != "__builtins__" and namespace.get(k, scope) is not v}
+            raise LookupError(missing(entry, namespace))
+        if scope is not None:  # the helpers call the submission's functions by name, as they would beside them
+            for name, value in test_globals(namespace).items():
+                scope.setdefault(name, value)
     return code, namespace
+
+
+test_entry = ""  # the exercise's entry: the one name of the submission's that may shadow a builtin in tests
+
+
+def test_globals(namespace):
+    """The globals a test's expression and steps run in: the submission's names (a copy, read when the test
+    runs) but none that would shadow a builtin the test uses, and the builtins as they were before it ran."""
+    names = {k: v for k, v in namespace.items() if k not in PRISTINE_BUILTINS or k == test_entry}
+    names["__builtins__"] = TEST_BUILTINS
+    return names
+
+
+def missing(entry, namespace):
+    """Why the file does not load: it defines no `entry`, and the definition it has that is closest."""
+    text = "the file defines no " + entry
+    defined = [name for name, value in namespace.items()
+               if not name.startswith("__") and callable(value) and name not in PRISTINE_BUILTINS]
+
+    def plain(name):
+        return name.replace("_", "").lower()
+
+    same = [name for name in defined if plain(name) == plain(entry)]
+    if not same:
+        import difflib
+
+        same = difflib.get_close_matches(entry, defined, n=1, cutoff=0.6)
+    return text + ("; did you mean " + same[0] + "?" if same else "")
+
+
+# Test-side code a submission must leave alone: (mapping, key, value, what it is) for each function or class
+# of a module test_setup bound, each attribute of a class of its, each builtin; read again after each test.
+_watched = []
+
+
+def watch(names):
+    import types
+
+    seen = set()
+
+    def members(label, kind):
+        flags = type.__dict__["__flags__"].__get__(kind)
+        if id(kind) in seen or not flags & (1 << 9) or flags & (1 << 8):  # a static or immutable type: fixed
+            return
+        seen.add(id(kind))
+        proxy = type.__dict__["__dict__"].__get__(kind)
+        _watched.extend((proxy, key, item, label + "." + key) for key, item in proxy.items())
+        _classes.append((proxy, set(proxy), label))  # a method added over an inherited one changes it too
+
+    for name, value in names.items():
+        if isinstance(value, type):
+            members(name, value)
+        elif type(value) is types.ModuleType:
+            attributes = vars(value)
+            for key, item in list(attributes.items()):
+                if isinstance(item, type):
+                    members(name + "." + key, item)
+                if callable(item):
+                    _watched.append((attributes, key, item, name + "." + key))
+    _watched.extend((vars(builtins), key, item, "builtins." + key) for key, item in PRISTINE_BUILTINS.items())
+
+
+_ABSENT = object()
+_classes = []  # (a watched class's attributes, their names when watched, the class's name)
+
+
+def changed():
+    """The first test-side name the submission rebound (a module's function, a class's method, a builtin),
+    or ""; read by identity, so nothing of the submission's runs here."""
+    for mapping, key, value, label in _watched:
+        if mapping.get(key, _ABSENT) is not value:
+            return label
+    for mapping, names, label in _classes:
+        if len(mapping) != len(names):
+            return label + "." + next((key for key in mapping if key not in names), "?")
+    return ""
+
+
+def imported_by(text):
+    """The modules a test_setup imports, at its top or inside its helpers: loaded before the submission
+    runs, so that the helpers' imports find them as they were (see test_import)."""
+    names = []
+    for line in text.splitlines():
+        words = line.replace(",", " ").split()
+        if len(words) > 1 and words[0] == "from" and not words[1].startswith("."):
+            names.append(words[1])
+        elif words and words[0] == "import":
+            names += [word for word in words[1:] if word != "as" and word.isidentifier() or "." in word][:8]
+    for name in names:
+        try:
+            _real_import(name)
+        except BaseException:  # noqa: BLE001 - the helper's own import fails later, as it would
+            pass
+
+
 
 
 def forbidding(rules):
