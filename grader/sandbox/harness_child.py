@@ -131,8 +131,8 @@ def run_steps(request, namespace):
                                  "right": str.__str__(repr(right))[:2000]})
             elif expression:
                 value = eval(compile(text, "<test>", "eval"), names, scope)
-                literal(value)  # not plain data: this step's error, not the whole reply's
-                outcomes.append({"value": value})
+                # Written now (a generator is read once): a value that cannot be is this step's error
+                outcomes.append({"value": Encoded(literal(value))})
             else:
                 exec(compile(text, "<test>", "exec"), names, scope)
                 outcomes.append({"done": True})
