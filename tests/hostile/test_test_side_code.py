@@ -61,3 +61,17 @@ def test_a_patched_module_does_not_change_what_a_test_checks(hostile: Course, fa
     if attacked["verdict"] == "runtime_error":
         assert "the submission changed" in attacked["feedback"] and "test's own code" in attacked["feedback"]
     assert tests["plain"]["verdict"] in ("passed", "runtime_error"), tests["plain"]
+
+
+def test_a_patched_builtin_does_not_change_how_the_harness_compares_an_equals_step(hostile: Course) -> None:
+    folder = hostile.root / "exercises"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "hostile.yaml").write_text(
+        "title: Equals\nkind: function\nentry: Box\nstatement: x\ntests:\n  - name: different boxes\n"
+        "    steps:\n      - {do: \"Box(1)\", equals: \"Box(2)\"}\n")
+    code = ("import builtins\nbuiltins.bool = lambda value: True\nbuiltins.repr = lambda value: 'Box'\n\n\n"
+            "class Box:\n    def __init__(self, n):\n        self.n = n\n\n"
+            "    def __eq__(self, other):\n        return self.n == other.n\n")
+    result = hostile.check(code, "--all")
+    tests = {t["name"]: t for t in result.json()["tests"]}
+    assert tests["different boxes"]["verdict"] == "wrong_answer", tests["different boxes"]
