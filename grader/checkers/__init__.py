@@ -63,9 +63,11 @@ def takes_input(spec: CheckerSpec) -> bool:
     return bool(getattr(CHECKERS[spec.name], "takes_input", False))
 
 
-def run_checker(spec: CheckerSpec, expected: object, actual: object, input: object = None) -> CheckResult:
+def run_checker(spec: CheckerSpec, expected: object, actual: object, input: object = None, *,
+                lenient: bool = True) -> CheckResult:
     """The checker's word on one answer, with what it found when it fails; CheckerError when the checker
-    itself fails."""
+    itself fails. A checker that raises on an answer (a shape no comparison foresaw) fails that answer;
+    `lenient=False` lets it raise (validate's sanity check reports such a checker)."""
     func = CHECKERS[spec.name]
     extra = {"input": input} if takes_input(spec) else {}
     try:
@@ -73,6 +75,8 @@ def run_checker(spec: CheckerSpec, expected: object, actual: object, input: obje
     except CheckerError:
         raise
     except Exception as error:  # noqa: BLE001 - an answer of a shape no comparison foresaw is the answer's fault
+        if not lenient:
+            raise
         return CheckResult(passed=False, reason="type", feedback=f"the answer could not be compared: "
                                                                   f"{type(error).__name__}: {str(error)[:200]}")
     if check.passed or check.reason:
