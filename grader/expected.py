@@ -12,7 +12,7 @@ from grader.kinds import kind_of
 from grader.model import MISSING, Exercise, Fault, RunResult, Test, Timing
 from grader.verdicts import FAULT_LABELS
 
-CACHE_VERSION = "2"  # 2: pickled values
+CACHE_VERSION = "3"  # 2: pickled values; 3: iterables, fractions, decimals and dataclasses read as data
 
 
 class ExpectationError(Exception):

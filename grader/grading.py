@@ -15,6 +15,7 @@ from grader.handins.base import Context, Handin
 from grader.model import Exercise, Outcome, Report, RunResult, Test, Verdict
 from grader.text import bounded
 from grader.records import record
+from grader.replies import captured
 from grader.rules import check_rules
 from grader.running import SubmissionRun
 from grader.sandbox import Backend, default_backend
@@ -163,7 +164,8 @@ def _run_in_order(tests: tuple[Test, ...], run: Callable[[Test], RunResult], exp
             outcomes[test.name] = _outcome(test, Verdict.SKIPPED, "skipped: a smaller test failed first "
                                            "(grader check --all runs it anyway)")
             continue
-        outcome = judge(test, run_once_more_if_borderline(test, run), expected[test.name])
+        result = run_once_more_if_borderline(test, run)
+        outcome = captured(judge(test, result, expected[test.name]), test, result)
         failed = failed or outcome.verdict != Verdict.PASSED
         timed_out = fail_fast and outcome.verdict == Verdict.TIMEOUT
         outcomes[test.name] = outcome

@@ -294,6 +294,8 @@ class Outcome:
     description: str = ""  # the test's `description`, shown hidden or not
     limit_source: str = ""  # where limit_seconds came from: written in the spec, calibrated (when), the default
     input: str | None = None  # a visible test's input as the student may rerun it (call, given values, stdin)
+    stdout: str = ""  # what a visible test printed when its output is not what is compared (bounded); never hidden
+    stderr: str = ""  # what a visible test wrote to stderr (bounded); never for a hidden test
 
 
 @record

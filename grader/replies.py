@@ -6,9 +6,10 @@ from __future__ import annotations
 import builtins
 import os
 import signal
+from dataclasses import replace
 
 from grader.kinds import SubmissionKind
-from grader.model import Fault, Limits, RunResult, Timing
+from grader.model import Fault, Limits, Outcome, RunResult, Test, Timing
 from grader.sandbox.wire import REPLY_CAP, Attached, Frame, decode
 
 # Why a frame never came, in the words a student reads.
@@ -140,16 +141,18 @@ def error_class(reply: dict[str, object]) -> str:
 def _decode_result(result: object) -> dict[str, object]:
     """The test child's own report (JSON, its value tagged, then its raw numbers: Attached), never evaluated,
     only parsed; a str from a reply that carries it in its text reads the same way."""
+    why: list[str] = []
     if isinstance(result, Attached):
         if result.start >= len(result.buffer):
             return {}
-        decoded = decode(result.buffer, result.start)
+        decoded = decode(result.buffer, result.start, why=why)
     elif type(result) is str and result:
-        decoded = decode(result[:REPLY_CAP].encode("utf-8", "surrogatepass"))
+        decoded = decode(result[:REPLY_CAP].encode("utf-8", "surrogatepass"), why=why)
     else:
         return {}
     if not isinstance(decoded, dict):
-        return {"unreadable": True, "message": "the test process wrote an unreadable result"}
+        because = f": {why[0]}" if why else ""
+        return {"unreadable": True, "message": f"the test process wrote an unreadable result{because}"}
     if "value" in decoded and _depth(decoded["value"]) > VALUE_DEPTH:
         return {"unreadable": True, "message": f"the returned value is nested more than {VALUE_DEPTH} deep"}
     return decoded
@@ -186,3 +189,21 @@ def _text(value: object, cap: int) -> str:
 def _int(value: object, low: int, high: int, default: int = 0) -> int:
     """A reply's integer field: an int within [low, high], else `default` (floats, NaN, bools, 2**40 ...)."""
     return value if type(value) is int and low <= value <= high else default
+
+
+CAPTURE_CAP = 4000  # characters of each stream a report shows per test: the first ones, as pytest does
+
+
+def captured(outcome: Outcome, test: Test, result: RunResult) -> Outcome:
+    """`outcome` with what its test printed (stdout, unless the printed output is the answer compared) and
+    wrote to stderr, each bounded; nothing for a hidden test, whose output could carry its input."""
+    if test.hidden:
+        return outcome
+    printed = result.stdout if test.compare != "output" and test.io is None else ""
+    return replace(outcome, stdout=_capped(printed, result.output_truncated), stderr=_capped(result.stderr, False))
+
+
+def _capped(text: str, truncated: bool) -> str:
+    if len(text) > CAPTURE_CAP:
+        return text[:CAPTURE_CAP] + f"\n... ({len(text) - CAPTURE_CAP} more characters)"
+    return text + ("\n... (cut at the output limit)" if truncated and text else "")

@@ -92,6 +92,7 @@ def plain_body(outcome: Outcome) -> str:
         parts += [f"expected:\n{outcome.expected}", f"actual:\n{outcome.actual or ''}"]
     if outcome.details:
         parts.append(outcome.details)
+    parts += [f"{name}:\n{text}" for name, text in (("printed", outcome.stdout), ("stderr", outcome.stderr)) if text]
     return "\n".join(parts)
 
 

@@ -8,10 +8,11 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 from json.encoder import encode_basestring as _json_string  # type: ignore[attr-defined]
-from typing import Protocol
+from typing import Any, Protocol
 
 from grader.checkers.shown import first_difference, safe_repr, show, show_pair, type_name  # noqa: F401 - used from here
 from grader.model import CheckerSpec, CheckResult, Opaque
+from grader.sandbox.wire import Fields, Items
 from grader.words import a, count
 
 
@@ -62,12 +63,22 @@ def takes_input(spec: CheckerSpec) -> bool:
     return bool(getattr(CHECKERS[spec.name], "takes_input", False))
 
 
-def run_checker(spec: CheckerSpec, expected: object, actual: object, input: object = None) -> CheckResult:
+def run_checker(spec: CheckerSpec, expected: object, actual: object, input: object = None, *,
+                lenient: bool = True) -> CheckResult:
     """The checker's word on one answer, with what it found when it fails; CheckerError when the checker
-    itself fails."""
+    itself fails. A checker that raises on an answer (a shape no comparison foresaw) fails that answer;
+    `lenient=False` lets it raise (validate's sanity check reports such a checker)."""
     func = CHECKERS[spec.name]
     extra = {"input": input} if takes_input(spec) else {}
-    check = func(expected, actual, **dict(spec.args), **extra)
+    try:
+        check = func(expected, actual, **dict(spec.args), **extra)
+    except CheckerError:
+        raise
+    except Exception as error:  # noqa: BLE001 - an answer of a shape no comparison foresaw is the answer's fault
+        if not lenient:
+            raise
+        return CheckResult(passed=False, reason="type", feedback=f"the answer could not be compared: "
+                                                                  f"{type(error).__name__}: {str(error)[:200]}")
     if check.passed or check.reason:
         return check
     return replace(check, reason=mismatch(expected, actual))
@@ -202,12 +213,80 @@ def _canonical(value: object, out: list[str], numbers: bool = False) -> None:
         out.append("]")
     elif kind is bytes:
         out.append("y" + _json_string(value.decode("latin-1")))  # type: ignore[attr-defined]
+    elif (kind.__module__, kind.__name__) in _EXACT:  # a Fraction, a Decimal: == by exact value, across int, float, Fraction, Decimal
+        out.append(_exact(value, numbers))
+    elif kind is Fields:  # a dataclass: its class's name and its fields, as its generated == compares them
+        out.append("c" + _json_string(value.type_name) + "[")  # type: ignore[attr-defined]
+        for name, item in value.fields:  # type: ignore[attr-defined]
+            out.append(_json_string(name) + ":")
+            _canonical(item, out, numbers)
+            out.append(",")
+        out.append("]")
+    elif kind is Items:
+        _canonical_items(value, out, numbers)  # type: ignore[arg-type]
     else:  # a date from YAML, an Opaque part of a reply: its type and its repr
         out.append("?" + _json_string(f"{kind.__module__}.{kind.__qualname__}:{value!r}"))
 
 
 def _first(pair: tuple[str, object]) -> str:
     return pair[0]
+
+
+_EXACT = {("fractions", "Fraction"), ("decimal", "Decimal")}  # by name: fractions imports re, ms at every start
+_EXPONENT_CAP = 4000  # a Decimal's exponent past which its exact value is not worked out (10**4000 digits)
+
+
+def _exact(value: Any, numbers: bool) -> str:
+    """An exact number's text: with `numbers`, the text of the int or float it equals, when it equals one
+    (Fraction(1, 2) == 0.5 == Decimal('0.5')); else its own kind's, by value."""
+    from fractions import Fraction
+
+    if type(value).__name__ == "Decimal":
+        if not value.is_finite():
+            return ("f" + repr(float(value))) if numbers and not value.is_nan() else "D" + str(value)
+        if abs(value.as_tuple().exponent) > _EXPONENT_CAP:  # type: ignore[arg-type]
+            return "D" + str(value.normalize())
+        value = Fraction(value)
+    elif not numbers:
+        return f"Q{value.numerator:x}/{value.denominator:x}"
+    if value.denominator == 1:
+        return _number(value.numerator) if numbers else f"Q{value.numerator:x}/1"
+    if numbers:
+        try:
+            near = float(value)
+        except OverflowError:
+            near = None  # type: ignore[assignment]
+        if near is not None and Fraction(near) == value:
+            return _number(near)
+    return f"Q{value.numerator:x}/{value.denominator:x}"
+
+
+def _canonical_items(value: Items, out: list[str], numbers: bool) -> None:
+    """An iterable read in the sandbox: a set-like one (a dict's keys) as a set, a mapping (a Counter, an
+    OrderedDict) as a dict, with `numbers` (==: dict_keys == set, Counter == dict); any other as its items
+    of its type (a generator equals a generator of the same items, never a list, as ==)."""
+    if numbers and value.form == "set":
+        out.append("S[" + ",".join(sorted(loose(item) for item in value.items)) + "]")
+    elif numbers and value.form == "map":
+        out.append("d[" + ",".join(sorted(loose(k) + ":" + loose(v) for k, v in value.items)) + "]")  # type: ignore[misc]
+    else:
+        out.append("I" + _json_string(value.type_name) + value.form + "[")
+        for item in value.items:
+            _canonical(item, out, numbers)
+            out.append(",")
+        out.append("]")
+
+
+def members(value: object) -> list[object] | None:
+    """What iterating `value` gives, as assertCountEqual reads it (a mapping's keys), or None when it is no
+    collection."""
+    if type(value) is dict:
+        return list(value)  # type: ignore[call-overload]
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return list(value)
+    if type(value) is Items:
+        return [k for k, _ in value.items] if value.form == "map" else list(value.items)  # type: ignore[misc]
+    return None
 
 
 def _a_type(value: object) -> str:
@@ -305,8 +384,9 @@ def value(expected: object, actual: object) -> CheckResult:
 
 @checker("equal")
 def equal(expected: object, actual: object) -> CheckResult:
-    """The returned value equal by Python's ==, as unittest's assertEqual: 2 == 2.0, a set == a frozenset;
-    a list is still not a tuple. The reply is plain data, so no == of the submission's runs here."""
+    """The returned value equal by Python's ==, as unittest's assertEqual: 2 == 2.0, a set == a frozenset,
+    Fraction(1, 2) == 0.5, a dict's keys == a set, a dataclass by its fields; a list is still not a tuple.
+    The reply is data, so no == of the submission's runs here."""
     name = not_plain(actual)
     if name:
         return CheckResult(passed=False, feedback=_not_plain_feedback(actual))
@@ -322,19 +402,21 @@ _ITERABLE = (list, tuple, set, frozenset, dict)
 @checker("same_items")
 def same_items(expected: object, actual: object) -> CheckResult:
     """Any iterable with the same items, each as often, in any order, items compared with == (unittest's
-    assertCountEqual): a set, a tuple or a list of them; a dict's keys."""
-    if not isinstance(actual, _ITERABLE):
+    assertCountEqual): a set, a tuple or a list of them; a dict's keys; a generator, a map, a dict view or
+    any other iterable, read in the sandbox."""
+    got_items, want_items = members(actual), members(expected)
+    if got_items is None:
         return CheckResult(passed=False, feedback=_not_plain_feedback(actual)
                            or f"expected a collection of items, got {_a_type(actual)}: {show(actual, 60)}")
-    if not isinstance(expected, _ITERABLE):
+    if want_items is None:
         return CheckResult(passed=False, feedback="the spec's expected value is not a collection")
-    want, got = sorted(map(loose, expected)), sorted(map(loose, actual))  # type: ignore[call-overload]
+    want, got = sorted(map(loose, want_items)), sorted(map(loose, got_items))
     if want == got:
         return CheckResult(passed=True)
     missing, extra = _merge_difference(want, got)
     parts = [f"{missing} missing"] if missing else []
     parts += [f"{extra} extra"] if extra else []
-    note = item_types(list(expected), list(actual))  # type: ignore[call-overload]
+    note = item_types(want_items, got_items)
     return CheckResult(passed=False, feedback=_not_plain_feedback(actual) or note or ", ".join(parts)
                        + f" (expected {count(len(want), 'item')} in any order, got {len(got)}; compared with ==)",
                        reason="type" if note or not_plain(actual) else "items")

@@ -37,6 +37,10 @@ def test_entry(outcome: Outcome) -> dict[str, object]:
         entry.update(expected=outcome.expected, actual=outcome.actual, details=outcome.details)
         if outcome.input is not None:
             entry["input"] = outcome.input
+        if outcome.stdout:  # what the test printed, when its printed output is not the answer
+            entry["stdout"] = outcome.stdout
+        if outcome.stderr:
+            entry["stderr"] = outcome.stderr
     return entry
 
 

@@ -120,9 +120,35 @@ def failure_panel(number: int, outcome: Outcome, given: str | None) -> Panel:
         parts.append(_difference(outcome))
     elif details:
         parts.append(literal(details))
+    parts += _captured(outcome)
     title = Text(f"{number}. ")
     title.append(literal(outcome.test))
     return Panel(Group(*parts), title=title, title_align="left", border_style=_border(outcome.verdict))
+
+
+CAPTURED_LINES = 20  # lines of each stream a test's panel shows; the JSON report has the rest
+
+
+def _captured(outcome: Outcome) -> list[RenderableType]:
+    """What a visible test printed and wrote to stderr, under a label of its own."""
+    parts: list[RenderableType] = []
+    for label, text in (("printed", outcome.stdout), ("stderr", outcome.stderr)):
+        if not text:
+            continue
+        lines = text.rstrip("\n").split("\n")
+        if len(lines) > CAPTURED_LINES:
+            lines = lines[:CAPTURED_LINES] + [f"... ({len(lines) - CAPTURED_LINES} more lines)"]
+        parts.append(Text(f"{label}:", style="bold dim"))
+        parts.append(Text("\n").join(literal("  " + line) for line in lines))
+    return parts
+
+
+def printed_panel(number: int, outcome: Outcome) -> Panel:
+    """A passed visible test that printed: what it printed, as pytest shows captured output."""
+    title = Text(f"{number}. ")
+    title.append(literal(outcome.test))
+    title.append(" printed", style="dim")
+    return Panel(Group(*_captured(outcome)), title=title, title_align="left", border_style="dim")
 
 
 def _border(verdict: Verdict) -> str:
@@ -259,6 +285,8 @@ class TerminalReport(Output):
         for number, outcome in enumerate(report.outcomes, start=1):
             if outcome.verdict not in (Verdict.PASSED, Verdict.SKIPPED) and not outcome.hidden:
                 console.print(failure_panel(number, outcome, outcome.input))
+            elif outcome.verdict == Verdict.PASSED and not outcome.hidden and (outcome.stdout or outcome.stderr):
+                console.print(printed_panel(number, outcome))
         hidden = hidden_summary(report)
         if hidden is not None:
             console.print(hidden)

@@ -39,6 +39,27 @@ _loads, _kill, _killpg, _waitpid = marshal.loads, os.kill, os.killpg, os.waitpid
 # The builtin exception classes, by identity, taken before any submission code could replace them.
 _BUILTIN_ERRORS = {id(value): value for value in vars(builtins).values()
                    if isinstance(value, type) and issubclass(value, BaseException)}
+# The builtins as they were before any submission ran. The harness's own functions (defined below) look
+# their builtins up here, not in the builtins module a submission may patch (builtins.bool, builtins.repr);
+# the tests' expressions and test_setup's helpers see a copy whose __import__ hands back the modules loaded
+# before the submission (see test_import), not whatever it put in sys.modules.
+PRISTINE_BUILTINS = dict(vars(builtins))
+__builtins__ = PRISTINE_BUILTINS
+_MODULES = dict(sys.modules)  # refreshed when a submission is about to load (load)
+_real_import = builtins.__import__
+
+
+def test_import(name, globals=None, locals=None, fromlist=(), level=0):
+    """`import` in test-side code: a module loaded before the submission ran is the one it gets, whatever
+    the submission did to sys.modules; any other module imports as usual."""
+    if level == 0:
+        module = _MODULES.get(name if fromlist else name.partition(".")[0])
+        if module is not None and (fromlist or name in _MODULES):
+            return module
+    return _real_import(name, globals, locals, fromlist, level)
+
+
+TEST_BUILTINS = dict(PRISTINE_BUILTINS, __import__=test_import)
 
 
 def literal(value, depth=0):
@@ -71,12 +92,77 @@ def literal(value, depth=0):
     if kind is dict:
         pairs = ("[" + literal(k, depth + 1) + ", " + literal(v, depth + 1) + "]" for k, v in value.items())
         return '{"$d": [' + ", ".join(pairs) + "]}"
+    if kind is Encoded:
+        return value.text
     tagged = data_literal(value, kind, depth)  # numpy and pandas values (harness_data.py)
+    if tagged is not None:
+        return tagged
+    tagged = other_literal(value, kind, depth)  # fractions, decimals, dataclasses, iterables (below)
     if tagged is not None:
         return tagged
     # Not plain data (a map, a generator, an instance): only its type's name goes back, and the grader
     # judges it a wrong answer that names the type.
     return '{"$o": ' + _json_str(str.__str__(kind.__name__)) + "}"
+
+
+class Encoded:
+    """A value already written as tagged text (a step's value, checked once: a generator is read once)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text):
+        self.text = text
+
+
+ITERATED_CAP = 100_000  # items read from an iterator (a generator, a map, a range) before it counts as endless
+
+
+def other_literal(value, kind, depth):
+    """Values that are not plain data but can be compared as data, as equal and same_items compare them:
+        {"$q": [numerator, denominator]}   a fractions.Fraction
+        {"$D": text}                       a decimal.Decimal
+        {"$c": [class name, [[field, value], ...]]}   a dataclass compared by its fields (eq=True)
+        {"$i": [type name, "seq" | "set" | "map", items]}   any other iterable: its items (a mapping's
+                                           [key, value] pairs), read here, at most ITERATED_CAP of them
+    None for anything else (then only its type's name goes back)."""
+    fractions, decimal = sys.modules.get("fractions"), sys.modules.get("decimal")
+    if fractions is not None and kind is getattr(fractions, "Fraction", None):
+        top, bottom = value.numerator, value.denominator
+        if type(top) is int and type(bottom) is int:
+            return '{"$q": [' + _repr_int(top) + ", " + _repr_int(bottom) + "]}"
+        return None
+    if decimal is not None and kind is getattr(decimal, "Decimal", None):
+        return '{"$D": ' + _json_str(str.__str__(kind.__str__(value))) + "}"
+    name = str.__str__(_type_name(kind))
+    fields = getattr(kind, "__dataclass_fields__", None)
+    params = getattr(kind, "__dataclass_params__", None)
+    if type(fields) is dict and getattr(params, "eq", False) is True:
+        pairs = []
+        for field_name, field in fields.items():
+            if type(field_name) is str and getattr(field, "compare", False) is True and \
+                    str(getattr(field, "_field_type", "")) == "_FIELD":
+                pairs.append("[" + _json_str(field_name) + ", " + literal(getattr(value, field_name), depth + 1) + "]")
+        return '{"$c": [' + _json_str(name) + ", [" + ", ".join(pairs) + "]]}"
+    abc = sys.modules.get("_collections_abc")
+    if abc is None or getattr(kind, "__iter__", None) is None:
+        return None
+    if isinstance(value, abc.Mapping):
+        form, items = "map", [[key, value[key]] for key in limited(value)]
+    else:
+        form, items = "set" if isinstance(value, abc.Set) else "seq", limited(value)
+    if items is None:
+        return '{"$o": ' + _json_str(name + " (more than %d items)" % ITERATED_CAP) + "}"
+    return '{"$i": [' + _json_str(name) + ', "' + form + '", ' + literal(items, depth + 1) + "]}"
+
+
+def limited(iterable):
+    """The iterable's items as a list, or None past ITERATED_CAP of them (an endless generator)."""
+    items = []
+    for item in iterable:
+        if len(items) == ITERATED_CAP:
+            return None
+        items.append(item)
+    return items
 
 
 RAW_LIST = 1024  # items of a list past which a list of only floats (or only ints) travels as raw bytes
@@ -194,16 +280,123 @@ def load(setup):
 
         sys.meta_path.insert(0, HandinModules)
     if setup["mode"] == "module":  # load once; each test calls into it (a script runs whole per test)
+        global test_entry
+        test_entry = setup["entry"]
+        _MODULES.update(sys.modules)  # nothing of the submission has run yet
+        scope = None
+        if setup.get("test_setup"):
+            # The test file's imports and helpers, bound before the submission runs: what it does to
+            # collections, operator, sys.modules... while loading cannot change what they are.
+            scope = {"__name__": "test_setup", "__builtins__": TEST_BUILTINS}
+            imported_by(setup["test_setup"])
+            exec(compile(setup["test_setup"], "<test_setup>", "exec", dont_inherit=True), scope)
+            _MODULES.update(sys.modules)
+            test_names = {k: v for k, v in scope.items() if k not in ("__builtins__", "__name__")}
+            watch(test_names)
         exec(compile(setup["prelude"], "<prelude>", "exec"), namespace)
         exec(code, namespace)
         entry = setup["entry"]
         if entry and entry not in namespace:
-            raise LookupError("the file defines no " + entry)
-        if setup.get("test_setup"):  # the test file's imports and helpers, run beside the submission's names
-            scope = dict(namespace, __builtins__=builtins)
-            exec(compile(setup["test_setup"], "<test_setup>", "exec"), scope)
-            test_names = {k: v for k, v in scope.items() if k != "__builtins__" and namespace.get(k, scope) is not v}
+            raise LookupError(missing(entry, namespace))
+        if scope is not None:  # the helpers call the submission's functions by name, as they would beside them
+            for name, value in test_globals(namespace).items():
+                scope.setdefault(name, value)
     return code, namespace
+
+
+test_entry = ""  # the exercise's entry: the one name of the submission's that may shadow a builtin in tests
+
+
+def test_globals(namespace):
+    """The globals a test's expression and steps run in: the submission's names (a copy, read when the test
+    runs) but none that would shadow a builtin the test uses, and the builtins as they were before it ran."""
+    names = {k: v for k, v in namespace.items() if k not in PRISTINE_BUILTINS or k == test_entry}
+    names["__builtins__"] = TEST_BUILTINS
+    return names
+
+
+def missing(entry, namespace):
+    """Why the file does not load: it defines no `entry`, and the definition it has that is closest."""
+    text = "the file defines no " + entry
+    defined = [name for name, value in namespace.items()
+               if not name.startswith("__") and callable(value) and name not in PRISTINE_BUILTINS]
+
+    def plain(name):
+        return name.replace("_", "").lower()
+
+    same = [name for name in defined if plain(name) == plain(entry)]
+    if not same:
+        import difflib
+
+        same = difflib.get_close_matches(entry, defined, n=1, cutoff=0.6)
+    return text + ("; did you mean " + same[0] + "?" if same else "")
+
+
+# Test-side code a submission must leave alone: (mapping, key, value, what it is) for each function or class
+# of a module test_setup bound, each attribute of a class of its, each builtin; read again after each test.
+_watched = []
+
+
+def watch(names):
+    import types
+
+    seen = set()
+
+    def members(label, kind):
+        flags = type.__dict__["__flags__"].__get__(kind)
+        if id(kind) in seen or not flags & (1 << 9) or flags & (1 << 8):  # a static or immutable type: fixed
+            return
+        seen.add(id(kind))
+        proxy = type.__dict__["__dict__"].__get__(kind)
+        _watched.extend((proxy, key, item, label + "." + key) for key, item in proxy.items())
+        _classes.append((proxy, set(proxy), label))  # a method added over an inherited one changes it too
+
+    for name, value in names.items():
+        if isinstance(value, type):
+            members(name, value)
+        elif type(value) is types.ModuleType:
+            attributes = vars(value)
+            for key, item in list(attributes.items()):
+                if isinstance(item, type):
+                    members(name + "." + key, item)
+                if callable(item):
+                    _watched.append((attributes, key, item, name + "." + key))
+    _watched.extend((vars(builtins), key, item, "builtins." + key) for key, item in PRISTINE_BUILTINS.items())
+
+
+_ABSENT = object()
+_classes = []  # (a watched class's attributes, their names when watched, the class's name)
+
+
+def changed():
+    """The first test-side name the submission rebound (a module's function, a class's method, a builtin),
+    or ""; read by identity, so nothing of the submission's runs here."""
+    for mapping, key, value, label in _watched:
+        if mapping.get(key, _ABSENT) is not value:
+            return label
+    for mapping, names, label in _classes:
+        if len(mapping) != len(names):
+            return label + "." + next((key for key in mapping if key not in names), "?")
+    return ""
+
+
+def imported_by(text):
+    """The modules a test_setup imports, at its top or inside its helpers: loaded before the submission
+    runs, so that the helpers' imports find them as they were (see test_import)."""
+    names = []
+    for line in text.splitlines():
+        words = line.replace(",", " ").split()
+        if len(words) > 1 and words[0] == "from" and not words[1].startswith("."):
+            names.append(words[1])
+        elif words and words[0] == "import":
+            names += [word for word in words[1:] if word != "as" and word.isidentifier() or "." in word][:8]
+    for name in names:
+        try:
+            _real_import(name)
+        except BaseException:  # noqa: BLE001 - the helper's own import fails later, as it would
+            pass
+
+
 
 
 def forbidding(rules):

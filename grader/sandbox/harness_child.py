@@ -9,12 +9,34 @@ def run_test(request, code, namespace):
         if request.get("steps") is not None:
             return {"steps": run_steps(request, namespace)}
         scope = request["scope"]
-        value = eval(compile(request["call"], "<test>", "eval"), namespace, *((scope,) if scope else ()))
+        value = eval(compile(request["call"], "<test>", "eval"), test_globals(namespace), *((scope,) if scope else ()))
         return {"done": True} if request["compare"] == "output" else {"value": value}
     except SystemExit as stop:
         return {"exit_code": exit_status(stop)}
     except BaseException as error:  # noqa: BLE001 - every failure of the submission is data
-        return describe(error)
+        return called_wrongly(describe(error), error, request["call"], namespace)
+
+
+def called_wrongly(reply, error, call, namespace):
+    """A TypeError raised where the test calls the entry (no line of the file ran): the message names how
+    the test calls it and the parameters the file's definition takes."""
+    function = namespace.get(test_entry) if test_entry else None
+    if type(error) is not TypeError or function is None or test_entry + "(" not in call:
+        return reply
+    import traceback
+
+    if any(frame.filename == SOURCE_NAME for frame in traceback.extract_tb(error.__traceback__)):
+        return reply
+    try:
+        import inspect
+
+        parameters = str.__str__(str(inspect.signature(function)))
+    except BaseException:  # noqa: BLE001 - no signature to show (a builtin, a forged __signature__)
+        return reply
+    hint = "; the test calls %s, and the file defines %s%s" % (call[:200], test_entry, parameters[:200])
+    reply["message"] = reply["message"] + hint
+    reply["traceback"] = reply["traceback"] + hint
+    return reply
 
 
 def given_scope(request):
@@ -47,7 +69,7 @@ def given_scope(request):
     for name, source, function, args in request.get("given_made") or ():
         # `inside: true`: the course's generator run here, with the real builtins (the instructor's code,
         # not the submission's), from its source and args: the same input the reference's sandbox makes.
-        generators = {"__name__": "generators", "__file__": "generators.py", "__builtins__": builtins}
+        generators = {"__name__": "generators", "__file__": "generators.py", "__builtins__": TEST_BUILTINS}
         exec(compile(source, "generators.py", "exec", dont_inherit=True), generators)
         scope[name] = generators[function](**args)
     return scope
@@ -99,25 +121,26 @@ def run_steps(request, namespace):
     outcomes = []
     for step in request["steps"]:
         text, expression, equals = step[0], step[1], step[2] if len(step) > 2 else None
+        names = test_globals(namespace)  # read again each step: the submission's globals as they are now
         try:
             if equals is not None:  # an object judged by its own ==, as unittest's assertEqual does
-                left = eval(compile(text, "<test>", "eval"), namespace, scope)
-                right = eval(compile(equals, "<test>", "eval"), namespace, scope)
+                left = eval(compile(text, "<test>", "eval"), names, scope)
+                right = eval(compile(equals, "<test>", "eval"), names, scope)
                 same = left == right
                 outcomes.append({"equal": bool(same) is True, "left": str.__str__(repr(left))[:2000],
                                  "right": str.__str__(repr(right))[:2000]})
             elif expression:
-                value = eval(compile(text, "<test>", "eval"), namespace, scope)
-                literal(value)  # not plain data: this step's error, not the whole reply's
-                outcomes.append({"value": value})
+                value = eval(compile(text, "<test>", "eval"), names, scope)
+                # Written now (a generator is read once): a value that cannot be is this step's error
+                outcomes.append({"value": Encoded(literal(value))})
             else:
-                exec(compile(text, "<test>", "exec"), namespace, scope)
+                exec(compile(text, "<test>", "exec"), names, scope)
                 outcomes.append({"done": True})
         except SystemExit as stop:
             outcomes.append({"exit_code": exit_status(stop)})
             break
         except BaseException as error:  # noqa: BLE001 - every failure of the submission is data
-            outcomes.append(describe(error))
+            outcomes.append(called_wrongly(describe(error), error, text, namespace))
     return outcomes
 
 
@@ -139,6 +162,11 @@ def test_child(request, code, namespace, files):
         _exit(0)
     result = run_test(request, code, namespace)
     flush_streams()
+    rebound = changed()
+    if rebound:  # what the test checked with is not what the spec wrote: no answer of this test counts
+        message = "the submission changed %s, which the test's own code uses" % rebound
+        result = {"error_type": "TestCodeChanged", "builtin": False, "message": message,
+                  "traceback": "TestCodeChanged: " + message, "error_bases": [], "error_classes": ["TestCodeChanged"]}
     try:
         parts = frame_parts(result)
     except BaseException as error:  # noqa: BLE001

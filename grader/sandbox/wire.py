@@ -127,7 +127,7 @@ class Attached:
     start: int
 
 
-def decode(data: bytes | bytearray, start: int = 0, attached: str = "") -> object:
+def decode(data: bytes | bytearray, start: int = 0, attached: str = "", why: list[str] | None = None) -> object:
     """A reply's JSON, tags turned back into tuples, sets, dicts, bytes and Opaque; None when unreadable.
     json.loads is C and linear: a hostile 12 MB reply costs seconds, not the minutes of ast.literal_eval.
     NaN reads as a float (a returned value may hold one: the checker decides), never as a number the grader
@@ -135,7 +135,10 @@ def decode(data: bytes | bytearray, start: int = 0, attached: str = "") -> objec
     collide in hash is refused, since building it would cost the grader time quadratic in its size.
     A NUL ends the JSON text (JSON text holds none); the bytes after it are its binary part. With
     `attached`, they are that key's value (Attached: a reply frame's test result); else the raw numbers the
-    text's array and list tags point to, read in place (numpy.frombuffer over the buffer: never copied)."""
+    text's array and list tags point to, read in place (numpy.frombuffer over the buffer: never copied).
+    Whatever fails while a value is rebuilt (a dtype numpy or pandas cannot build, a module it would
+    import, a shape that does not fit) makes the reply unreadable, never an error of the grader's: the
+    reason goes into `why`, for the test's feedback."""
     end = data.find(b"\0", start)
     view = memoryview(data)
     text = view[start:] if end < 0 else view[start:end]
@@ -147,8 +150,25 @@ def decode(data: bytes | bytearray, start: int = 0, attached: str = "") -> objec
             return decoded
         hook = _untag if end < 0 else functools.partial(_untag_with, Binary(view[end + 1:]))
         return json.loads(bytes(text), object_hook=hook, parse_constant=_constant)
-    except (ValueError, TypeError, RecursionError, MemoryError, UnicodeError, AttributeError, OverflowError):
+    except Exception as error:  # noqa: BLE001 - anything the reply makes a reader raise is the reply's fault
+        if why is not None:
+            why.append(_reason(error))
         return None
+
+
+def _reason(error: BaseException) -> str:
+    """Why a reply could not be read, in a line (the reply's own text bounded: it is the submission's)."""
+    if isinstance(error, Unreadable):
+        return str(error)[:300]
+    if isinstance(error, (json.JSONDecodeError, UnicodeError)):
+        return "its text is not valid JSON"
+    if isinstance(error, RecursionError):
+        return "it is nested too deeply"
+    return f"{type(error).__name__}: {str(error)[:200]}"
+
+
+class Unreadable(ValueError):
+    """A tagged value the grader will not or cannot build; its text says which and why."""
 
 
 class Binary:
@@ -205,12 +225,88 @@ def _opaque(name: object) -> Opaque:
     return Opaque(name[:100])
 
 
+@record
+class Items:
+    """An iterable that is not plain data (a generator, a map, a dict view, a deque, a Counter) as its
+    items, read in the sandbox: `form` is "seq", "set" (set-like: a dict's keys) or "map" ((key, value)
+    pairs). Compared by the checkers as the items of its type, never by anything of the submission's."""
+
+    type_name: str
+    form: str
+    items: tuple[object, ...]
+
+    def __repr__(self) -> str:
+        if self.form == "map":
+            return f"{self.type_name}({{{', '.join(f'{k!r}: {v!r}' for k, v in self.items)}}})"  # type: ignore[misc]
+        return f"{self.type_name}({list(self.items)!r})"
+
+
+@record
+class Fields:
+    """A dataclass instance (eq=True) as its class's name and its compared fields, in order."""
+
+    type_name: str
+    fields: tuple[tuple[str, object], ...]
+
+    def __repr__(self) -> str:
+        return f"{self.type_name}({', '.join(f'{name}={value!r}' for name, value in self.fields)})"
+
+
+NAME_CAP = 100  # characters of a type's or a field's name a reply may carry
+DECIMAL_CAP = 400  # characters of a Decimal's text
+
+
+def _name(value: object) -> str:
+    if type(value) is not str:
+        raise ValueError("a name is a str")
+    return value[:NAME_CAP]
+
+
+def _fraction(fields: object) -> object:
+    import fractions
+
+    if type(fields) is not list or len(fields) != 2 or not all(type(n) is int for n in fields) or fields[1] <= 0:
+        raise ValueError("a fraction is [numerator, positive denominator]")
+    return fractions.Fraction(fields[0], fields[1])
+
+
+def _decimal(text: object) -> object:
+    import decimal
+
+    if type(text) is not str or len(text) > DECIMAL_CAP:
+        raise ValueError("a decimal is its text")
+    return decimal.Decimal(text)
+
+
+def _fields(fields: object) -> Fields:
+    if type(fields) is not list or len(fields) != 2 or type(fields[1]) is not list or \
+            any(type(pair) is not list or len(pair) != 2 for pair in fields[1]):
+        raise ValueError("a dataclass is [name, [[field, value], ...]]")
+    return Fields(_name(fields[0]), tuple((_name(name), value) for name, value in fields[1]))
+
+
+def _items(fields: object) -> Items:
+    if type(fields) is not list or len(fields) != 3 or fields[1] not in ("seq", "set", "map") or \
+            type(fields[2]) is not list:
+        raise ValueError("an iterable is [type name, form, items]")
+    items = fields[2]
+    if fields[1] == "map":
+        if any(type(pair) is not list or len(pair) != 2 for pair in items):
+            raise ValueError("a mapping's items are [key, value] pairs")
+        return Items(_name(fields[0]), "map", tuple(tuple(pair) for pair in items))
+    return Items(_name(fields[0]), fields[1], tuple(items))
+
+
 def _data(tag: str):  # type: ignore[no-untyped-def]
     """A numpy or pandas tag's reader (grader/data_values.py), imported at the first such value only."""
     def read(fields: object, blobs: Binary | None = None) -> object:
-        from grader.data_values import TAGS
+        from grader.data_values import NAMES, TAGS
 
-        return TAGS[tag](fields, blobs)
+        try:
+            return TAGS[tag](fields, blobs)
+        except Exception as error:  # noqa: BLE001 - numpy and pandas raise what they like (ImportError...)
+            raise Unreadable(f"a {NAMES[tag]} the grader cannot rebuild ({type(error).__name__}: "
+                             f"{str(error)[:200]})") from None
     return read
 
 
@@ -231,7 +327,8 @@ def _numbers(code: str):  # type: ignore[no-untyped-def]
     return read
 
 
-_TAGS = {"$t": tuple, "$s": _set, "$d": _dict, "$b": lambda s: s.encode("latin-1"), "$o": _opaque}
+_TAGS = {"$t": tuple, "$s": _set, "$d": _dict, "$b": lambda s: s.encode("latin-1"), "$o": _opaque,
+         "$q": _fraction, "$D": _decimal, "$c": _fields, "$i": _items}
 _RAW_TAGS = {**{tag: _data(tag) for tag in ("$nd", "$ns", "$ln", "$pi", "$ps", "$pf")},
              "$lf": _numbers("d"), "$li": _numbers("q")}
 

@@ -161,7 +161,7 @@ def checker_failures(exercise: Exercise, expected: dict[str, object]) -> list[st
             if key in failures:
                 continue
             try:
-                check = run_checker(test.checker, expected[test.name], junk, checker_input(test))
+                check = run_checker(test.checker, expected[test.name], junk, checker_input(test), lenient=False)
             except Exception as error:  # noqa: BLE001 - a checker that raises is the finding
                 failures[key] = (f"checker '{label_of}' raised {type(error).__name__}: {error} on "
                                  f"{label} (test '{test.name}'); a checker must return a CheckResult")

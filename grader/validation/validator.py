@@ -11,6 +11,7 @@ from grader.expected import ExpectationError
 from grader.kinds import kind_of
 from grader.model import MISSING, Exercise
 from grader.yaml_surprises import surprising_scalars
+from grader.validation.pinning import unpinned_equals
 from grader.validation.expectations import checker_failures, expectation_failures, input_failures, produced_values
 from grader.validation.references import ACCEPTED, TooSlowRun, check_reference, find_references
 from grader.validation.results import ExerciseValidation
@@ -31,6 +32,7 @@ def validate_exercise(course: Course, exercise_id: str, *, recalibrate: bool = F
     result.failures += problems
     result.notes += _notes(written, [r.folder for r in references])
     result.notes += [str(problem) for problem in surprising_scalars(written.path)]
+    result.notes += unpinned_equals(written)
     accepted = [r for r in references if r.folder == ACCEPTED]
     runs_code = kind_of(written.kind).runs_code  # a predict exercise's answers come from its snippet
     if runs_code and not accepted:

@@ -19,7 +19,8 @@ def test_boards_returned_as_map_objects_are_a_wrong_answer_naming_the_type() -> 
     tests = {t["name"]: t for t in result.json()["tests"]}
     shown = tests["n = 4"]
     assert shown["verdict"] == "wrong_answer", shown
-    assert "map object" in shown["feedback"] and "not plain data" in shown["feedback"]
+    # A map is read as its items in the sandbox: the feedback names its type and shows what it held.
+    assert "of type map, expected list" in shown["feedback"] and "map(['.Q..'" in shown["feedback"], shown
     assert "runtime_error" not in {t["verdict"] for t in tests.values()}
 
 
