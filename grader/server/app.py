@@ -34,7 +34,6 @@ from grader.server.rules import CourseRules
 from grader.server.state import STATUSES, Override, State
 from grader.server.tokens import Caller
 from grader.server.views import GRADEBOOK_FORMATS, build_gradebook, gradebook_text, shown
-from grader.text import escape_controls
 
 HAND_IN_SUFFIXES = (".py", ".ipynb", ".zip")  # and the kind's own (.txt for a prediction)
 MULTIPART_OVERHEAD = 64 * 1024  # the form's boundaries and small fields, beyond the file itself
@@ -158,7 +157,7 @@ async def accept_upload(server: Server, caller: Caller, request: Request,
             if not isinstance(exercise_id, str) or not isinstance(upload, UploadFile):
                 return Accepted(refusal=error(422, "multipart fields `exercise` (an id) and `file` (a file) are needed"))
             data = await upload.read(server.max_upload + 1)
-            sent_name = escape_controls(upload.filename or "")  # shown as text, stored in any database
+            sent_name = inputs.file_name(upload.filename or "")
     except HTTPException as problem:  # a malformed form, over a limit of the parser's, or over the body's
         return Accepted(refusal=too_large(server) if problem.status_code == 413 else
                         error(problem.status_code, str(problem.detail)))
@@ -192,7 +191,7 @@ async def accept_upload(server: Server, caller: Caller, request: Request,
             if refusal is not None:
                 server.state.discard(incoming)
                 return Accepted(refusal=refusal)
-            return Accepted(server.state.store(caller.student, exercise_id, sent_name[-200:], suffix, incoming,
+            return Accepted(server.state.store(caller.student, exercise_id, sent_name, suffix, incoming,
                                                hashlib.sha256(data).hexdigest()))
 
     accepted = await run_in_threadpool(store)

@@ -47,6 +47,14 @@ def _unstorable(value: str) -> bool:
     return any(ord(c) < 32 or ord(c) == 127 or 0xD800 <= ord(c) <= 0xDFFF for c in value)
 
 
+def file_name(sent: str) -> str:
+    """The name a client gave its file, as text to show and store (never a path): controls, tabs, line
+    breaks, bidirectional overrides and lone surrogates as escapes, its last 200 characters."""
+    from grader.text import escape_controls
+
+    return escape_controls(sent).replace("\t", "\\t").replace("\n", "\\n")[-NAME_MOST:]
+
+
 def score(value: object, most: float) -> float:
     """A score a member of staff gives: a JSON number, finite, from 0 to the exercise's points."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):

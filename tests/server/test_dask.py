@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.server.conftest import ADD, WRONG, Served
+
+pytest.importorskip("distributed", reason="--cluster needs the dask extra: pip install 'yaml-grader[dask]'")
 
 
 def test_a_server_grades_on_a_dask_cluster(served: Served) -> None:
