@@ -7,6 +7,7 @@ sizes; the body itself is bounded here, before any of it is parsed."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import math
 import threading
@@ -81,7 +82,7 @@ class Server:
     changes: Changes = field(default_factory=Changes)
     upload_turn: threading.Lock = field(default_factory=threading.Lock)  # see accept_upload
 
-    @property
+    @functools.cached_property
     def private(self) -> tuple[str, ...]:
         """The server's folders (its state, the course's), which no text shown to a student names."""
         folders = (self.state.folder, self.exercises.course.exercises_dir.parent)
