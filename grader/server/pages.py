@@ -4,7 +4,9 @@ itself until graded), and the staff page (progress per exercise and verdict, the
 overrides, regrades).
 
 Signed in, the browser holds the token in an HttpOnly, SameSite=Strict, Secure cookie. Every form carries a
-CSRF token that must equal the one in its own cookie (double submit), compared in constant time."""
+CSRF token that must equal the one in its own cookie (double submit), compared in constant time, and a form
+a browser says came from another origin is refused before it is read (app.SameOrigin). Every submission a
+page shows is the API's JSON of it (views.shown): a student's list and report pages cannot disagree."""
 
 from __future__ import annotations
 
@@ -20,6 +22,8 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
+
+from grader.server.tokens import Caller
 
 COOKIE = "grader_session"
 CSRF_COOKIE = "grader_csrf"
@@ -84,7 +88,7 @@ def not_found(request: Request, message: str) -> HTMLResponse:
     return page(request, "message.html.j2", 404, title="Not found", message=message)
 
 
-def history(request: Request, caller: Any, student: str) -> list[dict[str, object]]:
+def history(request: Request, caller: Caller, student: str) -> list[dict[str, object]]:
     """A student's submissions, newest first, as `caller` may see them (views.shown: the one rule)."""
     from grader.server.views import shown
 
