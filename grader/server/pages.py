@@ -4,7 +4,9 @@ itself until graded), and the staff page (progress per exercise and verdict, the
 overrides, regrades).
 
 Signed in, the browser holds the token in an HttpOnly, SameSite=Strict, Secure cookie. Every form carries a
-CSRF token that must equal the one in its own cookie (double submit), compared in constant time."""
+CSRF token that must equal the one in its own cookie (double submit), compared in constant time, and a form
+a browser says came from another origin is refused before it is read (app.SameOrigin). Every submission a
+page shows is the API's JSON of it (views.shown): a student's list and report pages cannot disagree."""
 
 from __future__ import annotations
 
@@ -21,6 +23,8 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from grader.server.tokens import Caller
+
 COOKIE = "grader_session"
 CSRF_COOKIE = "grader_csrf"
 TEMPLATES = Path(__file__).parent / "templates"
@@ -29,7 +33,9 @@ HEADERS = {
     "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; "
                                "frame-ancestors 'none'; base-uri 'none'",
     "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
+    # Same-origin, not no-referrer: under no-referrer a browser sends its forms with `Origin: null`, and the
+    # origin is what tells this site's forms from another's (app.SameOrigin).
+    "Referrer-Policy": "same-origin",
     "Cache-Control": "no-store",
 }
 
@@ -50,7 +56,8 @@ def environment() -> Environment:
 def page(request: Request, template: str, status: int = 200, **values: Any) -> HTMLResponse:
     csrf = request.cookies.get(CSRF_COOKIE) or secrets.token_urlsafe(24)
     html = environment().get_template(template).render(csrf=csrf, **values)
-    response = HTMLResponse(html, status_code=status, headers=HEADERS)
+    # A lone surrogate (a student's text) is no UTF-8: written as its escape rather than failing the page.
+    response = HTMLResponse(html.encode("utf-8", "backslashreplace"), status_code=status, headers=HEADERS)
     if request.cookies.get(CSRF_COOKIE) != csrf:
         _cookie(request, response, CSRF_COOKIE, csrf)
     return response
@@ -75,6 +82,20 @@ def _caller(request: Request):  # type: ignore[no-untyped-def]
 def forbidden(request: Request) -> HTMLResponse:
     return page(request, "message.html.j2", 403, title="Not allowed",
                 message="The form was stale or not from this site: go back, reload the page and try again.")
+
+
+def not_found(request: Request, message: str) -> HTMLResponse:
+    return page(request, "message.html.j2", 404, title="Not found", message=message)
+
+
+def history(request: Request, caller: Caller, student: str) -> list[dict[str, object]]:
+    """A student's submissions, newest first, as `caller` may see them (views.shown: the one rule)."""
+    from grader.server.views import shown
+
+    server = request.app.state.server
+    now = time.time()
+    return [shown(s, caller, server.rules, now, server.private)
+            for s in reversed(server.state.list(student=student))]
 
 
 # ---------------------------------------------------------------- pages
@@ -115,9 +136,8 @@ async def me(request: Request) -> Response:
     if caller is None:
         return RedirectResponse("/", status_code=303)
     server = request.app.state.server
-    submissions = list(reversed(server.state.list(student=caller.student)))
     return page(request, "student.html.j2", student=caller.student, exercises=server.exercises.ids(),
-                submissions=submissions, rules=server.rules, error="")
+                submissions=history(request, caller, caller.student), error="")
 
 
 async def submit(request: Request) -> Response:
@@ -134,25 +154,26 @@ async def submit(request: Request) -> Response:
         import json
 
         reason = json.loads(bytes(accepted.refusal.body)).get("error", "refused")
-        submissions = list(reversed(server.state.list(student=caller.student)))
         return page(request, "student.html.j2", accepted.refusal.status_code, student=caller.student,
-                    exercises=server.exercises.ids(), submissions=submissions, rules=server.rules, error=reason)
+                    exercises=server.exercises.ids(), submissions=history(request, caller, caller.student),
+                    error=reason)
     return RedirectResponse(f"/submissions/{accepted.number}", status_code=303)
 
 
 async def submission_page(request: Request) -> Response:
-    from grader.server.views import submission_json
+    from grader.server.inputs import submission_id
+    from grader.server.views import shown
 
     caller = _caller(request)
     if caller is None:
         return RedirectResponse("/", status_code=303)
     server = request.app.state.server
-    number = request.path_params["number"]
-    found = server.state.get(int(number)) if number.isdigit() else None
+    number = submission_id(request.path_params["number"])
+    found = server.state.get(number) if number is not None else None
     if found is None or not (caller.staff or found.student == caller.student):
-        return page(request, "message.html.j2", 404, title="Not found", message="No such submission.")
-    shown = submission_json(found, server.rules, caller.staff, time.time())
-    return page(request, "submission.html.j2", submission=shown, staff=caller.staff)
+        return not_found(request, "No such submission.")
+    return page(request, "submission.html.j2", submission=shown(found, caller, server.rules, time.time(),
+                                                                server.private), staff=caller.staff)
 
 
 async def staff(request: Request) -> Response:
@@ -181,10 +202,11 @@ async def staff_student(request: Request) -> Response:
         return RedirectResponse("/", status_code=303)
     server = request.app.state.server
     student = request.path_params["student"]
-    submissions = list(reversed(server.state.list(student=student)))
+    if student not in server.state.students():
+        return not_found(request, "No such student.")
     overrides = {e: o for (s, e), o in server.state.overrides().items() if s == student}
-    return page(request, "staff_student.html.j2", student=student, submissions=submissions, overrides=overrides,
-                exercises=server.exercises.ids())
+    return page(request, "staff_student.html.j2", student=student, submissions=history(request, caller, student),
+                overrides=overrides, exercises=server.exercises.ids())
 
 
 async def staff_regrade(request: Request) -> Response:
@@ -200,14 +222,17 @@ async def staff_regrade(request: Request) -> Response:
         chosen = form.get("exercise") or None
     server = request.app.state.server
     if chosen is not None and chosen not in server.exercises.ids():
-        chosen = None
+        return not_found(request, "No such exercise.")
     queued = await run_in_threadpool(regrade, server.state, server.exercises, chosen)
     server.loop.wake()
     return RedirectResponse(f"/staff?message=regrade:+{len(queued)}+submissions+queued", status_code=303)
 
 
 async def staff_override(request: Request) -> Response:
-    from grader.server.state import Override
+    from starlette.concurrency import run_in_threadpool
+
+    from grader.server.app import override_of
+    from grader.server.inputs import Refused
 
     caller = _caller(request)
     if caller is None or not caller.staff:
@@ -215,17 +240,16 @@ async def staff_override(request: Request) -> Response:
     async with request.form(max_files=0, max_fields=8) as form:
         if not csrf_ok(request, form.get("csrf")):
             return forbidden(request)
-        student, exercise = str(form.get("student", "")), str(form.get("exercise", ""))
-        try:
-            score = float(str(form.get("score", "")))
-        except ValueError:
-            return page(request, "message.html.j2", 422, title="Not a score", message="The score is a number.")
-        reason = str(form.get("reason", ""))[:500]
-    request.app.state.server.state.set_override(Override(student, exercise, score, reason, caller.student,
-                                                         time.time()))
+        sent = [form.get(key, "") for key in ("student", "exercise", "score", "reason")]
+    server = request.app.state.server
+    try:
+        override = await run_in_threadpool(override_of, server, caller, *sent, typed=True)
+    except Refused as problem:
+        return page(request, "message.html.j2", problem.status, title="Not stored", message=problem.reason)
+    server.state.set_override(override)
     from urllib.parse import quote
 
-    return RedirectResponse(f"/staff/students/{quote(student, safe='')}", status_code=303)
+    return RedirectResponse(f"/staff/students/{quote(override.student, safe='')}", status_code=303)
 
 
 async def staff_similarity(request: Request) -> Response:

@@ -1,29 +1,56 @@
-"""What a reader may see of the server's state: a submission as JSON (a student's report with their hidden
-tests as the course's rules show them now), and the gradebook with the rules applied, saying what it applied."""
+"""What a reader may see of the server's state. `shown` is the one rule every reply, list and page meant for a
+student is made from: until the course's `hidden:` rule releases them, a student's verdicts, scores,
+counts and history are computed from their visible tests alone, and no server path reaches them. And the
+gradebook with the rules applied, saying what it applied (for staff)."""
 
 from __future__ import annotations
 
 import datetime as dt
-import json
+import math
 import tempfile
 from dataclasses import replace
 from pathlib import Path
 
 from grader.batch.gradebook import Cell, Gradebook
 from grader.batch.store import ExerciseRow
-from grader.model import Report
+from grader.model import Outcome, Report
 from grader.outputs.json_report import as_json, gradebook_json
+from grader.server.inputs import strict_json
 from grader.server.queue import Exercises
 from grader.server.rules import CourseRules
 from grader.server.state import State, Submission
+from grader.server.tokens import Caller
 
 GRADEBOOK_FORMATS = ("json", "csv", "canvas", "moodle", "plain")
+HIDDEN_PATH = "…"  # what a student reads where the server's text named one of its folders
 
 
 def iso(seconds: float | None) -> str | None:
     if seconds is None:
         return None
     return dt.datetime.fromtimestamp(seconds, dt.timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def shown(submission: Submission, caller: Caller, rules: CourseRules, now: float, private: tuple[str, ...] = (),
+          inputs: dict[str, str] | None = None) -> dict[str, object]:
+    """A submission as `caller` may see it now, as the API's JSON; the pages render this too, so a student's
+    list, page and reply cannot disagree. `private`: the server's folders (state, course), never shown to a
+    student. `inputs`: the visible tests' inputs, which `grader submit` shows beside a failure."""
+    seen = submission if caller.staff else seen_by_student(submission, rules, now, private)
+    return _as_json(seen, rules, inputs)
+
+
+def seen_by_student(submission: Submission, rules: CourseRules, now: float, private: tuple[str, ...]) -> Submission:
+    """The rule: the report without staff details, hidden tests left out (and the verdict, score and counts
+    made from the visible ones) until the rules show them; the server's own words about a failure without
+    their detail (a path, an exception) and with none of its folders."""
+    report = submission.report
+    if report is not None:
+        report = student_report(report, rules, submission.student, now)
+        report = replace(report, notes=tuple(_unpathed(n, private) for n in report.notes),
+                         outcomes=tuple(_unpathed_outcome(o, private) for o in report.outcomes))
+    error = _unpathed(submission.error.split(": ", 1)[0], private) if submission.error else submission.error
+    return replace(submission, report=report, error=error)
 
 
 def student_report(report: Report, rules: CourseRules, student: str, now: float) -> Report:
@@ -38,24 +65,35 @@ def student_report(report: Report, rules: CourseRules, student: str, now: float)
                    notes=(*report.notes, note))
 
 
-def submission_json(submission: Submission, rules: CourseRules, staff: bool, now: float,
-                    inputs: dict[str, str] | None = None) -> dict[str, object]:
-    """`inputs`: the visible tests' inputs, which `grader submit` shows beside a failure as `grader check` does."""
+def _unpathed(text: str, private: tuple[str, ...]) -> str:
+    for folder in private:
+        text = text.replace(folder, HIDDEN_PATH)
+    return text
+
+
+def _unpathed_outcome(outcome: Outcome, private: tuple[str, ...]) -> Outcome:
+    feedback, details = _unpathed(outcome.feedback, private), _unpathed(outcome.details, private)
+    if (feedback, details) == (outcome.feedback, outcome.details):
+        return outcome
+    return replace(outcome, feedback=feedback, details=details)
+
+
+def _as_json(submission: Submission, rules: CourseRules, inputs: dict[str, str] | None) -> dict[str, object]:
     lateness = rules.lateness(submission.student, submission.exercise, submission.submitted_at)
     report = submission.report if submission.status in ("done", "error") else None
-    shown: dict[str, object] | None = None
+    view: dict[str, object] | None = None
     if report is not None:
-        shown = as_json(report if staff else student_report(report, rules, submission.student, now))
-        if staff and report.staff:
-            shown["staff_details"] = [{"test": d.test, "expected": d.expected, "actual": d.actual,
-                                       "traceback": d.traceback} for d in report.staff]
+        view = as_json(report)
+        if report.staff:  # a staff reader's: a student's report has none left
+            view["staff_details"] = [{"test": d.test, "expected": d.expected, "actual": d.actual,
+                                      "traceback": d.traceback} for d in report.staff]
     entry: dict[str, object] = {
         "id": submission.id, "exercise": submission.exercise, "student": submission.student,
         "status": submission.status, "submitted_at": iso(submission.submitted_at), "late": lateness.late,
         "late_penalty": lateness.penalty, "file": submission.sent_name, "graded_at": iso(submission.graded_at),
-        "report": shown,
+        "report": view,
     }
-    if shown is not None and inputs:
+    if view is not None and inputs:
         entry["inputs"] = inputs
     if submission.error:
         entry["error"] = submission.error
@@ -69,7 +107,7 @@ def build_gradebook(state: State, exercises: Exercises, rules: CourseRules) -> t
     for exercise_id in exercises.ids():
         try:
             exercise, digest, _ = exercises.get(exercise_id)
-        except Exception:  # noqa: BLE001 - a broken spec has no column; /api/health says why
+        except Exception:  # noqa: BLE001 - a broken spec has no column; its submissions' errors say why
             continue
         tests = [{"name": t.name, "points": t.points, "hidden": t.hidden, "big": t.big} for t in exercise.tests]
         rows.append(ExerciseRow(exercise.id, exercise.title, str(exercise.kind), digest, exercise.max_score, tests))
@@ -93,6 +131,8 @@ def build_gradebook(state: State, exercises: Exercises, rules: CourseRules) -> t
     for (student, exercise_id), (submission, score, penalty) in sorted(counted.items()):
         report = replace(submission.report, submission=f"{student}/{submission.sent_name}")  # type: ignore[arg-type]
         override = overrides.get((student, exercise_id))
+        if override is not None and not math.isfinite(override.score):
+            override = None  # stored before scores were checked: no gradebook could carry it
         final = override.score if override else score
         cells[(student, exercise_id)] = Cell(student, exercise_id, submission.sent_name, submission.sha256, report,
                                              0.0, 0.0, submission.id, report.verdict, final)
@@ -112,12 +152,12 @@ def build_gradebook(state: State, exercises: Exercises, rules: CourseRules) -> t
 def gradebook_text(book: Gradebook, applied: list[dict[str, object]], kind: str, class_list: dict[str, object]) -> str:
     """The gradebook in one of GRADEBOOK_FORMATS, written by the batch's own outputs."""
     if kind == "json":
-        return json.dumps({**gradebook_json(book), "applied": applied}, ensure_ascii=True) + "\n"
+        return strict_json({**gradebook_json(book), "applied": applied}) + "\n"
     from grader.outputs import output
     from grader.outputs.lms_gradebook import CLASS_FILE
 
     with tempfile.TemporaryDirectory() as folder:
-        (Path(folder) / CLASS_FILE).write_text(json.dumps(class_list), encoding="utf-8")
+        (Path(folder) / CLASS_FILE).write_text(strict_json(class_list), encoding="utf-8")
         written = output(kind).write(book, Path(folder))
         return written[0].read_text(encoding="utf-8")
 

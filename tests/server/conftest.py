@@ -24,6 +24,7 @@ from tests.conftest import run_cli
 
 ADD = "def add(a, b):\n    return a + b\n"
 WRONG = "def add(a, b):\n    return a - b\n"
+CSRF = "a-csrf-token-of-the-browser"
 
 
 @dataclass
@@ -80,14 +81,16 @@ class Served:
                 self.kill()
 
     def call(self, method: str, path: str, token: str | None = None, body: bytes | None = None,
-             content_type: str | None = None) -> Answer:
+             content_type: str | None = None, headers: dict[str, str] | None = None, follow: bool = True) -> Answer:
         request = urllib.request.Request(self.url + path, data=body, method=method)
         if token:
             request.add_header("Authorization", f"Bearer {token}")
         if content_type:
             request.add_header("Content-Type", content_type)
+        for name, value in (headers or {}).items():
+            request.add_header(name, value)
         try:
-            with urllib.request.urlopen(request, timeout=60) as response:
+            with (FOLLOWS if follow else NO_REDIRECTS).open(request, timeout=60) as response:
                 return Answer(response.status, _decoded(response.read(), response.headers), dict(response.headers))
         except urllib.error.HTTPError as error:
             return Answer(error.code, _decoded(error.read(), error.headers), dict(error.headers))
@@ -106,6 +109,20 @@ class Served:
                 return answer.body  # type: ignore[no-any-return]
             time.sleep(0.1)
         raise AssertionError(f"submission {number} not graded in {timeout} s: {answer.body['status']}")
+
+
+def signed_in(token: str, csrf: str = CSRF) -> dict[str, str]:
+    """The headers of a browser signed in with `token` that loaded a page (its CSRF cookie `csrf`)."""
+    return {"Cookie": f"grader_session={token}; grader_csrf={csrf}"}
+
+
+class _Redirects(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *_: Any) -> None:  # a 303 is an answer to look at, not to follow
+        return None
+
+
+NO_REDIRECTS = urllib.request.build_opener(_Redirects)
+FOLLOWS = urllib.request.build_opener()
 
 
 def _decoded(data: bytes, headers: Any) -> Any:

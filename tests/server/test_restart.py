@@ -76,7 +76,7 @@ def test_a_server_killed_mid_queue_grades_every_submission_once_after_a_restart(
     for number, (status, attempts, _) in before.items():
         # graded once: a queued one by one worker; one that was running when the server died, once more
         assert after[number][1] == (2 if status == "running" else 1), (number, status, after[number])
-    assert served.call("GET", "/api/health").body["queue"]["running"] == 0
+    assert served.call("GET", "/api/health", served.token("prof", staff=True)).body["queue"]["running"] == 0
 
 
 def test_a_worker_that_dies_is_replaced_and_its_submission_tried_once_more_then_an_error(served: Served) -> None:
