@@ -169,12 +169,12 @@ def run_serve(args: argparse.Namespace) -> ExitCode:
         loop = GradingLoop(state, exercises, args.workers or default_workers())
     server = Server(state, exercises, rules, loop, args.max_upload * 1024, _class_list(args.roster, state),
                     secure_cookies=not args.insecure_cookies)
-    from grader.server.connections import bound_the_log, fitted, protocol_for, raise_open_files
+    from grader.server.connections import bound_the_log, fitted, protocol_for, quiet_when_gone, raise_open_files
 
     # uvicorn's own settings where they fit (its h11 parser, keep-alive timeout, backlog); the deadlines and
     # caps it lacks come from grader/server/connections.py's protocol.
     limits = fitted(raise_open_files(), args.max_connections, args.max_per_address, args.read_timeout)
-    config = uvicorn.Config(make_app(server), host=args.host, port=args.port, log_level="warning",
+    config = uvicorn.Config(quiet_when_gone(make_app(server)), host=args.host, port=args.port, log_level="warning",
                             access_log=False, lifespan="off", timeout_graceful_shutdown=5,
                             http=protocol_for(limits), backlog=limits.backlog)
     bound_the_log()

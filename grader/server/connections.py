@@ -23,6 +23,7 @@ import logging
 import resource
 import time
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -55,10 +56,11 @@ def raise_open_files() -> int:
 
 
 def fitted(open_files: int, connections: int | None, per_address: int | None, read_timeout: float) -> Limits:
-    """Limits under `open_files`: the connections the server keeps, plus those asyncio accepts in one go
-    before any is looked at (the backlog), plus RESERVE, never run out of files."""
-    backlog = max(16, min(UVICORN_BACKLOG, open_files // 8))
-    room = max(16, open_files - backlog - min(RESERVE, open_files // 4))
+    """Limits under `open_files`. asyncio accepts up to `backlog` sockets at a time before any is looked at,
+    and a socket closed to make room is gone three turns of its loop later: the connections kept, plus four
+    such bursts, plus RESERVE, never run out of files."""
+    backlog = max(16, min(UVICORN_BACKLOG, open_files // 16))
+    room = max(16, open_files - 4 * backlog - min(RESERVE, open_files // 4))
     return Limits(min(connections or DEFAULT_CONNECTIONS, room),
                   DEFAULT_PER_ADDRESS if per_address is None else per_address, read_timeout, backlog)
 
@@ -137,6 +139,7 @@ class GuardedH11Protocol(H11Protocol):
         self.waiting_since = 0.0
         self.body_started = 0.0
         self.body_received = 0
+        self.head_begun = False
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -159,6 +162,7 @@ class GuardedH11Protocol(H11Protocol):
     def data_received(self, data: bytes) -> None:
         if self.phase == "body":
             self.body_received += len(data)
+        self.head_begun = True
         super().data_received(data)
         self._follow()
 
@@ -185,7 +189,7 @@ class GuardedH11Protocol(H11Protocol):
             self._cancel()
 
     def _await_head(self) -> None:
-        self.phase, self.waiting_since = "head", time.monotonic()
+        self.phase, self.waiting_since, self.head_begun = "head", time.monotonic(), False
         self.registry.stop_waiting(self)
         self.registry.start_waiting(self)
         self._arm(self.registry.limits.read_timeout)
@@ -201,7 +205,7 @@ class GuardedH11Protocol(H11Protocol):
 
     def _expired(self) -> None:
         self.deadline = None
-        if self.transport.is_closing():
+        if self.transport.is_closing() or self.phase == "served":
             return
         if self.phase == "body":
             allowed = self.registry.limits.read_timeout + self.body_received / BODY_RATE
@@ -209,13 +213,13 @@ class GuardedH11Protocol(H11Protocol):
             if left > 0:
                 self._arm(left)
                 return
-            self.registry.note("closed a request whose body came too slowly")
-        elif self.phase == "head":
-            self.registry.note("closed a connection whose request head did not come in time")
-        else:
-            return
         self.registry.stop_waiting(self)
-        if self.cycle is None or not self.cycle.response_started:
+        if self.phase == "head" and not self.head_begun:
+            self.transport.close()  # an idle connection: closed as a kept-alive one is, without a word
+            return
+        self.registry.note("closed a request whose body came too slowly" if self.phase == "body" else
+                           "closed a connection whose request head did not come in time")
+        if self.phase == "head" or self.cycle is None or not self.cycle.response_started:
             self._answer_and_close(408, b'{"error":"the request came too slowly"}')
         else:
             self.transport.close()
@@ -264,6 +268,20 @@ class Bounded(logging.Filter):
         if len(self.seen) > 1000:  # templates are few; messages built with their values inline are not
             self.seen.clear()
         return True
+
+
+def quiet_when_gone(app: Callable[..., Awaitable[None]]) -> Callable[..., Awaitable[None]]:
+    """The app, with a client that left while its request was read (or was closed for its slowness) taken
+    as what it is: no one to answer, not an error with a traceback in the log."""
+    from starlette.requests import ClientDisconnect
+
+    async def guarded(scope: Any, receive: Any, send: Any) -> None:
+        try:
+            await app(scope, receive, send)
+        except ClientDisconnect:
+            pass
+
+    return guarded
 
 
 def bound_the_log() -> None:
