@@ -199,3 +199,27 @@ def test_a_bad_connection_option_is_a_usage_error(served: Served, option: tuple[
                             capture_output=True, text=True, check=False)
     assert result.returncode == 2
     assert "usage:" in result.stderr
+
+
+def test_a_message_repeated_ten_thousand_times_reaches_the_log_five_times_then_the_count_left_out() -> None:
+    # asyncio's accept loop, out of files, logs once per socket it fails to accept: thousands a second.
+    import io
+    import logging
+
+    from grader.server.connections import Bounded
+
+    written = io.StringIO()
+    log = logging.getLogger("tests.slow_clients.bounded")
+    log.propagate = False
+    log.addHandler(logging.StreamHandler(written))
+    log.addFilter(Bounded(burst=5, window=3600))
+    for _ in range(10_000):
+        log.error("socket.accept() out of system resource\nsocket: %s", "<fd=12>")
+    log.warning("another message")
+    assert written.getvalue().count("out of system resource") == 5
+    assert "another message" in written.getvalue()
+    record = logging.LogRecord("x", logging.ERROR, __file__, 1, "again", None, None)
+    seen = Bounded(burst=1, window=3600)
+    assert seen.filter(record) and not seen.filter(record)
+    seen.window = 0
+    assert seen.filter(record) and "1 more like it left out" in str(record.msg)  # told in the next window
