@@ -71,6 +71,7 @@ class Registry:
 
     limits: Limits
     open: Counter[str] = field(default_factory=Counter)
+    total: int = 0
     waiting: dict[str, dict[GuardedH11Protocol, None]] = field(default_factory=dict)  # per address, oldest first
     closed: Counter[str] = field(default_factory=Counter)  # why, since the last summary in the log
     next_summary: float = 0.0
@@ -80,7 +81,7 @@ class Registry:
         cap = self.limits.per_address
         if cap and self.open[new.address] >= cap:
             return self._shed(self.waiting.get(new.address, {}), "over the per-address cap")
-        if sum(self.open.values()) >= self.limits.connections:
+        if self.total >= self.limits.connections:
             oldest = min((next(iter(w)) for w in self.waiting.values() if w), key=lambda p: p.waiting_since,
                          default=None)
             return self._shed({oldest: None} if oldest else {}, "over the cap")
@@ -96,9 +97,11 @@ class Registry:
 
     def enter(self, protocol: GuardedH11Protocol) -> None:
         self.open[protocol.address] += 1
+        self.total += 1
 
     def leave(self, protocol: GuardedH11Protocol) -> None:
         self.stop_waiting(protocol)
+        self.total -= 1
         self.open[protocol.address] -= 1
         if self.open[protocol.address] <= 0:
             del self.open[protocol.address]
@@ -120,7 +123,7 @@ class Registry:
         if now >= self.next_summary:
             logger.warning("connections: %s (open now: %d, from %d addresses)",
                            "; ".join(f"{n} {what}" for what, n in sorted(self.closed.items())),
-                           sum(self.open.values()), len(self.open))
+                           self.total, len(self.open))
             self.closed.clear()
             self.next_summary = now + 60
 
@@ -230,13 +233,16 @@ class GuardedH11Protocol(H11Protocol):
         if self.counted:
             self.counted = False
             self.registry.leave(self)
-        self.transport.close()
+        self.transport.abort()  # at once, whatever of an answer a client that does not read left unsent
 
     def _answer_and_close(self, status: int, body: bytes, extra: bytes = b"") -> None:
         reason = {408: b"Request Timeout", 503: b"Service Unavailable"}[status]
         self.transport.write(b"HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n%s"
                              b"Connection: close\r\n\r\n%s" % (status, reason, len(body), extra, body))
-        self.transport.close()
+        if self.transport.get_write_buffer_size():
+            self.transport.abort()  # a client that does not read keeps no file of ours
+        else:
+            self.transport.close()
 
 
 def protocol_for(limits: Limits) -> type[GuardedH11Protocol]:
