@@ -11,7 +11,7 @@ hard limit), then --rounds rounds of:
   graded once) and wait for its report (GET ?wait=30, as `grader submit` does); the time from the upload's
   start to the report in hand is one sample.
 - attacked: --slow sockets connect, from --addresses loopback source addresses (127.1.x.y: one attacker
-  host per address, or many), and each sends half a request header and nothing more; an attacker thread
+  host per address, or many), and each sends half a request header and nothing more; an attacker process
   keeps them open, opening a new one whenever the server closes one. Then the same honest round, the
   sockets held open throughout. Then they are closed.
 
@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import resource
 import selectors
@@ -36,6 +37,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from multiprocessing.connection import Connection
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -165,6 +167,17 @@ class Attacker:
         self.selector.close()
 
 
+def attack(host: str, port: int, count: int, addresses: int, pipe: Connection) -> None:
+    """The attacker, in a process of its own (as on a host of its own): its work takes no turn from the
+    honest clients' threads. Says how many sockets it holds when they are open, and when told to stop."""
+    attacker = Attacker(host, port, count, addresses)
+    attacker.start()
+    pipe.send(attacker.held())
+    pipe.recv()
+    pipe.send((attacker.held(), attacker.closed_by_server))
+    attacker.stop()
+
+
 def percentile(values: list[float], share: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
@@ -213,15 +226,19 @@ def main() -> int:
         honest_round(base, tokens[:1], "warm", failures)  # the expected values, computed once
         for number in range(args.rounds):
             calm += honest_round(base, tokens, f"calm{number}", failures)
-            attacker = Attacker(host, int(port), args.slow, args.addresses)
+            ours, theirs = multiprocessing.get_context("fork").Pipe()
+            attacker = multiprocessing.get_context("fork").Process(
+                target=attack, args=(host, int(port), args.slow, args.addresses, theirs))
             attacker.start()
-            held.append(attacker.held())
+            held.append(ours.recv())
             peak_files = max(peak_files, open_files(server.pid))
             attacked += honest_round(base, tokens, f"attacked{number}", failures)
-            held.append(attacker.held())
             peak_files = max(peak_files, open_files(server.pid))
-            attacker.stop()
-            closed += attacker.closed_by_server
+            ours.send("stop")
+            still, shut = ours.recv()
+            held.append(still)
+            closed += shut
+            attacker.join()
             time.sleep(1)  # the server sees the closes
     finally:
         server.terminate()

@@ -73,6 +73,7 @@ class Registry:
     open: Counter[str] = field(default_factory=Counter)
     total: int = 0
     waiting: dict[str, dict[GuardedH11Protocol, None]] = field(default_factory=dict)  # per address, oldest first
+    queue: dict[GuardedH11Protocol, None] = field(default_factory=dict)  # every address's, oldest first
     closed: Counter[str] = field(default_factory=Counter)  # why, since the last summary in the log
     next_summary: float = 0.0
 
@@ -82,9 +83,7 @@ class Registry:
         if cap and self.open[new.address] >= cap:
             return self._shed(self.waiting.get(new.address, {}), "over the per-address cap")
         if self.total >= self.limits.connections:
-            oldest = min((next(iter(w)) for w in self.waiting.values() if w), key=lambda p: p.waiting_since,
-                         default=None)
-            return self._shed({oldest: None} if oldest else {}, "over the cap")
+            return self._shed(self.queue, "over the cap")
         return True
 
     def _shed(self, candidates: dict[GuardedH11Protocol, None], why: str) -> bool:
@@ -108,8 +107,10 @@ class Registry:
 
     def start_waiting(self, protocol: GuardedH11Protocol) -> None:
         self.waiting.setdefault(protocol.address, {})[protocol] = None  # the newest: last
+        self.queue[protocol] = None
 
     def stop_waiting(self, protocol: GuardedH11Protocol) -> None:
+        self.queue.pop(protocol, None)
         mine = self.waiting.get(protocol.address)
         if mine is not None:
             mine.pop(protocol, None)
@@ -139,7 +140,6 @@ class GuardedH11Protocol(H11Protocol):
         self.counted = False
         self.deadline: asyncio.TimerHandle | None = None
         self.phase = "head"
-        self.waiting_since = 0.0
         self.body_started = 0.0
         self.body_received = 0
         self.head_begun = False
@@ -192,7 +192,7 @@ class GuardedH11Protocol(H11Protocol):
             self._cancel()
 
     def _await_head(self) -> None:
-        self.phase, self.waiting_since, self.head_begun = "head", time.monotonic(), False
+        self.phase, self.head_begun = "head", False
         self.registry.stop_waiting(self)
         self.registry.start_waiting(self)
         self._arm(self.registry.limits.read_timeout)
