@@ -36,6 +36,15 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
                             "(the grader's dask extra)")
     serve.add_argument("--name", help="with --database: this server's name among those sharing it, the same "
                                       "after a restart (default: HOST:PORT)")
+    serve.add_argument("--max-connections", metavar="N", type=_positive, default=None,
+                       help="connections open at once (default: 4096, fewer if the open-file limit is low); "
+                            "over it, the oldest one still waiting on its request is closed")
+    serve.add_argument("--max-per-address", metavar="N", type=_not_negative, default=None,
+                       help="connections open at once from one client address (default: 128; 0: no cap, "
+                            "behind a reverse proxy on this host)")
+    serve.add_argument("--read-timeout", metavar="SECONDS", type=_seconds, default=20.0,
+                       help="a request's head must arrive within it, and its body within it plus 1 s per "
+                            "4 KiB (default: 20)")
     serve.add_argument("--insecure-cookies", action="store_true",
                        help="sign-in cookies without the Secure flag (a server reached over plain HTTP on a "
                             "name other than localhost)")
@@ -81,6 +90,26 @@ def _positive(text: str) -> int:
         raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def _not_negative(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be 0 or more")
+    return value
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not 0 < value <= 3600:
+        raise argparse.ArgumentTypeError("must be more than 0 and at most 3600")
     return value
 
 
@@ -144,8 +173,15 @@ def run_serve(args: argparse.Namespace) -> ExitCode:
         loop = GradingLoop(state, exercises, args.workers or default_workers())
     server = Server(state, exercises, rules, loop, args.max_upload * 1024, _class_list(args.roster, state),
                     secure_cookies=not args.insecure_cookies)
-    config = uvicorn.Config(make_app(server), host=args.host, port=args.port, log_level="warning",
-                            access_log=False, lifespan="off", timeout_graceful_shutdown=5)
+    from grader.server.connections import bound_the_log, fitted, protocol_for, quiet_when_gone, raise_open_files
+
+    # uvicorn's own settings where they fit (its h11 parser, keep-alive timeout, backlog); the deadlines and
+    # caps it lacks come from grader/server/connections.py's protocol.
+    limits = fitted(raise_open_files(), args.max_connections, args.max_per_address, args.read_timeout)
+    config = uvicorn.Config(quiet_when_gone(make_app(server)), host=args.host, port=args.port, log_level="warning",
+                            access_log=False, lifespan="off", timeout_graceful_shutdown=5,
+                            http=protocol_for(limits), backlog=limits.backlog)
+    bound_the_log()
     web = uvicorn.Server(config)
     loop.start()
     try:

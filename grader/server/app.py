@@ -30,6 +30,7 @@ from grader.errors import GraderError
 from grader.kinds import kind_of
 from grader.server import inputs, tokens
 from grader.server.inputs import Refused
+from grader.server.openapi import openapi_json
 from grader.server.queue import Exercises, GradingLoop
 from grader.server.rules import CourseRules
 from grader.server.state import STATUSES, Override, State
@@ -488,6 +489,7 @@ def make_app(server: Server) -> ASGIApp:
         Route("/api/gradebook", get_gradebook, methods=["GET"]),
         Route("/api/regrade", post_regrade, methods=["POST"]),
         Route("/api/overrides", post_override, methods=["POST"]),
+        Route("/api/openapi.json", lambda _: Response(openapi_json(), media_type="application/json"), methods=["GET"]),
         *page_routes(),
     ]
     app = Starlette(routes=routes)

@@ -1,0 +1,168 @@
+"""The JSON API's description as OpenAPI 3.1, served at GET /api/openapi.json: what each route takes (path,
+query, body) and every answer it may give. The bodies' shapes are grader/schemas/server-api.schema.json's
+(JSON Schema 2020-12, which OpenAPI 3.1 speaks as it is): one contract, written once. Built from data only:
+no web framework is imported here, and a test fuzzes a live server against it (tests/server/test_fuzz_api.py)."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+API_SCHEMA = Path(__file__).resolve().parent.parent / "schemas" / "server-api.schema.json"
+STATUSES = ("queued", "running", "done", "error")
+GRADEBOOK_FORMATS = ("json", "csv", "canvas", "moodle", "plain")
+
+_WHY = {
+    400: "a malformed request (a bad Content-Length)",
+    401: "no valid token: `Authorization: Bearer TOKEN` (`grader serve token STUDENT` issues one)",
+    403: "not allowed to this caller (staff only), or past the exercise's late cut-off",
+    404: "no such thing, or another student's",
+    413: "the body is over the server's upload limit",
+    422: "a value the route cannot take; the error says which and why",
+    429: "over the exercise's rate limit; Retry-After says when to try again",
+    503: "the server cannot take it now (the exercise cannot be graded, or every connection is busy)",
+}
+
+
+def _ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _json(schema: dict[str, Any], why: str, headers: dict[str, Any] | None = None) -> dict[str, Any]:
+    answer: dict[str, Any] = {"description": why, "content": {"application/json": {"schema": schema}}}
+    if headers:
+        answer["headers"] = headers
+    return answer
+
+
+def _errors(*codes: int) -> dict[str, Any]:
+    answers = {str(code): _json(_ref("error"), _WHY[code]) for code in codes}
+    if 401 in codes:
+        answers["401"]["headers"] = {"WWW-Authenticate": {"schema": {"type": "string"},
+                                                          "description": "Bearer"}}
+    if 429 in codes:
+        answers["429"]["headers"] = {"Retry-After": {"schema": {"type": "string", "pattern": "^[0-9]+$"},
+                                                     "description": "seconds"}}
+    return answers
+
+
+def _query(name: str, schema: dict[str, Any], why: str) -> dict[str, Any]:
+    return {"name": name, "in": "query", "required": False, "schema": schema, "description": why}
+
+
+def _components() -> dict[str, Any]:
+    """server-api.schema.json's $defs, their references pointed at components/schemas."""
+    text = API_SCHEMA.read_text(encoding="utf-8").replace('"#/$defs/', '"#/components/schemas/')
+    schemas: dict[str, Any] = json.loads(text)["$defs"]
+    return schemas
+
+
+@cache
+def _document_text() -> str:
+    return json.dumps(document(), indent=1)
+
+
+def document() -> dict[str, Any]:
+    """The OpenAPI 3.1 document of the API."""
+    number = {"type": "integer", "minimum": 1, "maximum": 2**63 - 1}
+    exercise = {"type": "string", "minLength": 1, "maxLength": 200, "examples": ["count-queens"]}
+    paths: dict[str, Any] = {
+        "/api/health": {"get": {
+            "operationId": "health", "summary": "Is the server up? Staff are told more.",
+            "security": [{}, {"bearer": []}],
+            "responses": {"200": _json(_ref("health"), "up")},
+        }},
+        "/api/openapi.json": {"get": {
+            "operationId": "openapi", "summary": "This document.", "security": [{}],
+            "responses": {"200": _json({"type": "object", "required": ["openapi", "paths"]}, "OpenAPI 3.1")},
+        }},
+        "/api/submissions": {
+            "post": {
+                "operationId": "submit", "summary": "Hand in a file for an exercise; it is graded in turn.",
+                "requestBody": {"required": True, "content": {"multipart/form-data": {
+                    "schema": {"type": "object", "required": ["exercise", "file"], "properties": {
+                        "exercise": exercise,
+                        "file": {"type": "string", "format": "binary",
+                                 "description": "a .py file, a notebook, a zip of a folder (the exercise's kind "
+                                                "may take its own suffix, .txt for a prediction)"}}},
+                    "encoding": {"file": {"contentType": "application/octet-stream"}}}}},
+                "responses": {
+                    "202": _json(_ref("accepted"), "stored, queued for grading",
+                                 {"Location": {"schema": {"type": "string"},
+                                               "description": "/api/submissions/ID"}}),
+                    **_errors(400, 401, 403, 404, 413, 422, 429, 503)},
+            },
+            "get": {
+                "operationId": "submissions", "summary": "A student's own submissions; staff: everyone's.",
+                "parameters": [
+                    _query("exercise", exercise, "only this exercise's"),
+                    _query("student", {"type": "string", "maxLength": 200}, "staff: only this student's"),
+                    _query("status", {"enum": list(STATUSES)}, "only those in this state")],
+                "responses": {"200": _json(_ref("list"), "newest last"), **_errors(401, 422)},
+            },
+        },
+        "/api/submissions/{number}": {"get": {
+            "operationId": "submission", "summary": "One submission and, once graded, its report.",
+            "parameters": [
+                {"name": "number", "in": "path", "required": True, "schema": number},
+                _query("wait", {"type": "number", "minimum": 0, "maximum": 60},
+                       "wait up to this many seconds for it to start or finish")],
+            "responses": {"200": _json(_ref("submission"), "as this caller may see it"), **_errors(401, 404, 422)},
+        }},
+        "/api/gradebook": {"get": {
+            "operationId": "gradebook", "summary": "The class's gradebook, as `grader batch` writes it (staff).",
+            "parameters": [_query("format", {"enum": list(GRADEBOOK_FORMATS)},
+                                  "json (default), or an LMS's CSV; canvas and moodle need the server's --roster")],
+            "responses": {
+                "200": {"description": "grades.json, or a CSV", "content": {
+                    "application/json": {"schema": {"type": "object"}},
+                    "text/csv": {"schema": {"type": "string"}}}},
+                **_errors(401, 403, 422)},
+        }},
+        "/api/regrade": {"post": {
+            "operationId": "regrade", "summary": "Grade again what was graded under another version of its "
+                                                 "exercise (staff); `all`: every submission.",
+            "requestBody": {"required": False, "content": {"application/json": {"schema": {
+                "type": "object", "properties": {"exercise": exercise, "all": {"type": "boolean"}}}}}},
+            "responses": {"202": _json(_ref("regrade"), "queued again"), **_errors(401, 403, 404, 422)},
+        }},
+        "/api/overrides": {"post": {
+            "operationId": "override", "summary": "A TA's score for one student's exercise (staff).",
+            "requestBody": {"required": True, "content": {"application/json": {"schema": {
+                "type": "object", "required": ["student", "exercise", "score"], "properties": {
+                    "student": {"type": "string", "minLength": 1, "maxLength": 200},
+                    "exercise": exercise,
+                    "score": {"type": "number", "minimum": 0, "description": "at most the exercise's points"},
+                    "reason": {"type": "string", "maxLength": 2000}}}}}},
+            "responses": {"200": _json({"type": "object", "required": ["student", "exercise", "score", "reason"],
+                                        "properties": {"student": {"type": "string"},
+                                                       "exercise": {"type": "string"},
+                                                       "score": {"type": "number"},
+                                                       "reason": {"type": "string"}}}, "stored"),
+                          **_errors(401, 403, 404, 422)},
+        }},
+    }
+    for operations in paths.values():  # the body's bound and the connections' cap come before any route
+        for operation in operations.values():
+            for code in (400, 413, 503):
+                operation["responses"].setdefault(str(code), _json(_ref("error"), _WHY[code]))
+    return {
+        "openapi": "3.1.0",
+        "jsonSchemaDialect": "https://json-schema.org/draft/2020-12/schema",
+        "info": {"title": "grader serve", "version": "1",
+                 "description": "A course's submission server (`grader serve`). Every route but /api/health and "
+                                "this document needs `Authorization: Bearer TOKEN`. Fields are a contract: "
+                                "only ever added."},
+        "security": [{"bearer": []}],
+        "paths": paths,
+        "components": {"schemas": _components(),
+                       "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer",
+                                                      "description": "a token from `grader serve token`"}}},
+    }
+
+
+def openapi_json() -> bytes:
+    """The document as the route sends it (built once)."""
+    return _document_text().encode()
