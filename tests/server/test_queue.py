@@ -1,11 +1,14 @@
 """The grading loop is a perfect queue's: first come, first served, each submission to the first worker
 free. None is committed to a worker that is still grading another, so a quick hand-in never waits behind a
 looping one while another worker could take it; one made ready for the next worker free goes back to the
-queue, its try not counted, when the server stops first."""
+queue, its try not counted, when the server stops first. The server's workers are the batch's pool's: a
+course with an environment has them load numpy and pandas before the first submission, as a batch's do."""
 
 from __future__ import annotations
 
 import sqlite3
+import time
+from pathlib import Path
 
 from grader.server.state import DATABASE
 from tests.server.conftest import ADD, Served
@@ -63,3 +66,22 @@ def test_a_stopped_server_puts_back_what_no_worker_began(served: Served) -> None
                     db.execute("SELECT id, status, attempts FROM submissions"))
     assert rows[looping] == ("running", 1)  # begun: the restart's recovery decides
     assert [rows[number] for number in after] == [("queued", 0)] * 3
+
+
+def test_a_server_s_workers_load_a_course_environment_s_numpy_and_pandas_before_the_first_job(
+        served: Served) -> None:
+    (served.exercises.parent / "grader-course.yaml").write_text("environment:\n  packages: [numpy==2.0.0]\n")
+    served.start("--workers", "1")
+    assert served.process is not None
+    deadline = time.monotonic() + 120
+    while True:
+        maps = [Path(f"/proc/{pid}/maps").read_text() for pid in workers_of(served.process.pid)]
+        if maps and all("numpy" in text and "pandas" in text for text in maps):
+            break
+        assert time.monotonic() < deadline, "the server's worker never loaded numpy and pandas"
+        time.sleep(0.2)
+
+
+def workers_of(pid: int) -> list[int]:
+    children = [c for task in Path(f"/proc/{pid}/task").iterdir() for c in (task / "children").read_text().split()]
+    return [int(c) for c in children if b"grader.workers.worker" in Path(f"/proc/{c}/cmdline").read_bytes()]
