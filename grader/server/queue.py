@@ -1,4 +1,4 @@
-"""The grading loop: queued submissions, oldest first, to the worker pool both front doors share
+"""The grading loop: queued submissions, fairly ordered, to the worker pool both front doors share
 (grader/workers/), fed as submissions arrive.
 
 Each submission is marked `running` (its try counted) before it is submitted to the pool, and `done` or
@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 import time
 import traceback
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -67,6 +68,21 @@ class Exercises:
             self._resolved.clear()
 
 
+def fair_order(queued: list[int], student_of: dict[int, str], in_hand: Counter[str],
+               last_served: dict[str, int]) -> list[int]:
+    """The queue in the order it is graded: a fair share per student, round robin. Each student's oldest
+    waiting submission goes ahead of anyone's second, and so on; within a round, the student served
+    longest ago (never: first) goes first, then the oldest. What a student has on the workers already counts
+    as taken rounds. So one student's resubmissions cannot hold the queue while others wait."""
+    turns = Counter(in_hand)
+    keys = []
+    for number in queued:  # oldest first
+        student = student_of[number]
+        keys.append((turns[student], last_served.get(student, -1), number))
+        turns[student] += 1
+    return [number for _, _, number in sorted(keys)]
+
+
 class GradingLoop:
     """One thread feeds the pool: the next few submissions ready (claimed, read, their jobs made) before a
     worker frees, one per worker, so that none waits between two while none is committed to a worker still
@@ -78,6 +94,9 @@ class GradingLoop:
         self.pool.on_retry = self._retry
         self.size = self.pool.size
         self.claimed: dict[int, str] = {}  # submission -> its student: on the pool, not ended
+        self.students: dict[int, str] = {}  # a queued submission's student, read once
+        self.last_served: dict[str, int] = {}  # student -> when this server last claimed one of theirs
+        self.claims = 0  # claims so far: the clock of last_served
         self._stop = threading.Event()
         self.thread = threading.Thread(target=self._run, name="grading", daemon=True)
         self.version = grader_version()
@@ -115,12 +134,18 @@ class GradingLoop:
                 time.sleep(1)
 
     def _feed(self) -> None:
-        """As many jobs waiting in the pool as there are workers, the oldest queued first. A submission
+        """As many jobs waiting in the pool as there are workers, in the queue's fair order. A submission
         that needs no worker (unreadable, identical to one graded, its spec broken) is graded here on the
         way; one another server claimed first is passed over."""
         if self.pool.waiting() >= self.size:
             return  # full: not even the query
-        for number in self.state.queued():
+        queued = self.state.queued()
+        self.students = {n: self.students[n] for n in queued if n in self.students}
+        for number in queued:
+            if number not in self.students:
+                submission = self.state.get(number)
+                self.students[number] = submission.student if submission is not None else ""
+        for number in fair_order(queued, self.students, Counter(self.claimed.values()), self.last_served):
             if self.pool.waiting() >= self.size:
                 return
             submission = self.state.get(number)
@@ -128,6 +153,8 @@ class GradingLoop:
             if job is not None and submission is not None and self.state.start(number):
                 self.pool.submit(replace(job, tries=submission.attempts))  # tries spent before this claim
                 self.claimed[number] = submission.student
+                self.claims += 1
+                self.last_served[submission.student] = self.claims
                 self._changed(number)
 
     def _job(self, submission: Submission) -> Job | None:

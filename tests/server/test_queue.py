@@ -1,5 +1,6 @@
-"""The grading loop is a perfect queue's: first come, first served, each submission to the first worker
-free. None is committed to a worker that is still grading another, so a quick hand-in never waits behind a
+"""The grading loop is a perfect queue's: each submission to the first worker free, a fair share per
+student (each student's oldest waiting submission before anyone's next one), first come first served within
+a share. None is committed to a worker that is still grading another, so a quick hand-in never waits behind a
 looping one while another worker could take it; one made ready for the next worker free goes back to the
 queue, its try not counted, when the server stops first. The server's workers are the batch's pool's: a
 course with an environment has them load numpy and pandas before the first submission, as a batch's do."""
@@ -66,6 +67,27 @@ def test_a_stopped_server_puts_back_what_no_worker_began(served: Served) -> None
                     db.execute("SELECT id, status, attempts FROM submissions"))
     assert rows[looping] == ("running", 1)  # begun: the restart's recovery decides
     assert [rows[number] for number in after] == [("queued", 0)] * 3
+
+
+def graded_order(served: Served) -> list[int]:
+    with sqlite3.connect(served.state / DATABASE) as db:
+        return [number for (number,) in db.execute("SELECT id FROM submissions ORDER BY graded_at")]
+
+
+def test_one_student_s_resubmissions_do_not_hold_the_queue_while_others_wait(served: Served) -> None:
+    (served.exercises / "spin.yaml").write_text(SPIN)
+    eve, bob, carol = (served.token(name) for name in ("eve", "bob", "carol"))
+    served.start("--workers", "1")
+    looping = served.submit(eve, "spin", LOOPING).body["id"]  # holds the one worker until its CPU limit
+    assert running(served, eve, looping) == "running"
+    again = [served.submit(eve, "add", f"# {n}\n{ADD}").body["id"] for n in range(4)]
+    others = [served.submit(token, "add", f"# {token}\n{ADD}").body["id"] for token in (bob, carol)]
+    for token, number in [(eve, n) for n in again] + list(zip((bob, carol), others)):
+        assert served.wait(token, number)["report"]["verdict"] == "passed"
+    order = graded_order(served)
+    # Eve's first resubmission was made ready for the worker while it looped; after it, Bob's and Carol's
+    # first (and only) submissions go ahead of her second, third and fourth, though sent after them.
+    assert order == [looping, again[0], *others, *again[1:]]
 
 
 def test_a_server_s_workers_load_a_course_environment_s_numpy_and_pandas_before_the_first_job(

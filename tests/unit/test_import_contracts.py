@@ -20,7 +20,7 @@ def test_the_import_contracts_are_kept() -> None:
 
 
 def package_of(module: str) -> str:
-    """grader.batch for grader.batch.pool and grader.batch itself; grader for a module of its own folder."""
+    """grader.batch for grader.batch.plan and grader.batch itself; grader for a module of its own folder."""
     parts = module.split(".")
     return ".".join(parts[:2]) if len(parts) > 1 and (GRADER / parts[1]).is_dir() else parts[0]
 
