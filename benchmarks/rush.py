@@ -164,9 +164,13 @@ def main() -> int:
             args.cluster = cluster.stdout.readline().strip()  # type: ignore[union-attr]
         return run(root, args)
     finally:
-        if cluster is not None:
-            cluster.kill()
-            cluster.wait()
+        if cluster is not None:  # its standard input closed: it closes its workers and ends
+            cluster.stdin.close()  # type: ignore[union-attr]
+            try:
+                cluster.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                cluster.kill()
+                cluster.wait()
         if args.keep:
             print(f"kept: {root}")
         else:
