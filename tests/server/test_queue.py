@@ -13,6 +13,7 @@ from pathlib import Path
 
 from grader.server.state import DATABASE
 from tests.server.conftest import ADD, Served
+from tests.server.test_restart import workers_of
 
 # A loop that never ends, under a CPU limit long beside the quick hand-ins' whole grading.
 SPIN = """\
@@ -31,10 +32,12 @@ LOOPING = "def add(a, b):\n    while a > 1000:\n        pass\n    return a + b\n
 
 
 def running(served: Served, token: str, number: int) -> str:
-    status = served.call("GET", f"/api/submissions/{number}", token).body["status"]
-    if status == "queued":  # ?wait answers when it changes: once a worker has it
-        status = served.call("GET", f"/api/submissions/{number}?wait=30", token).body["status"]
-    return str(status)
+    body = served.call("GET", f"/api/submissions/{number}", token).body
+    if body["status"] == "queued":  # ?wait answers when it changes: once a worker has it
+        body = served.call("GET", f"/api/submissions/{number}?wait=30", token).body
+    if body["status"] != "running":  # say why: the report, the server's errors
+        print(body, served.errors.read_text()[-3000:])
+    return str(body["status"])
 
 
 def test_quick_hand_ins_pass_a_looping_one_on_the_other_worker(served: Served) -> None:
@@ -102,8 +105,3 @@ def test_a_server_s_workers_load_a_course_environment_s_numpy_and_pandas_before_
             break
         assert time.monotonic() < deadline, "the server's worker never loaded numpy and pandas"
         time.sleep(0.2)
-
-
-def workers_of(pid: int) -> list[int]:
-    children = [c for task in Path(f"/proc/{pid}/task").iterdir() for c in (task / "children").read_text().split()]
-    return [int(c) for c in children if b"grader.workers.worker" in Path(f"/proc/{c}/cmdline").read_bytes()]
