@@ -9,10 +9,8 @@ from typing import TYPE_CHECKING, Literal
 from grader.compat import StrEnum
 from grader.records import record
 
-if TYPE_CHECKING:  # each lives with its test form
-    from grader.forms.program_io import ProgramIO
-    from grader.forms.raises import ExpectedRaise
-    from grader.forms.steps import Step
+if TYPE_CHECKING:  # a test form's data, kept below the model (the forms import the model)
+    from grader.form_data import ExpectedRaise, ProgramIO, Step
 
 
 class Verdict(StrEnum):

@@ -3,20 +3,17 @@ submission, one job per distinct key, and the reports that need no sandbox (miss
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
 from grader.batch.discover import ClassFolder, NameRule, extension
 from grader.batch.store import ExerciseRow, SubmissionRow
-from grader.batch.work import GradingKey, Job, batch_request, pack, uniform_report
-from grader.errors import SpecError, SpecProblem
-from grader.expected import ExpectationError, expected_values
 from grader.grading import grade, read_submission
 from grader.handins import Context, Handin
 from grader.model import Exercise, Report, Verdict
 from grader.version import grader_version
+from grader.workers.job import GradingKey, Job, job_request, pack, resolve, sha256, uniform_report
 
 
 @dataclass
@@ -51,7 +48,7 @@ def make_plan(folder: ClassFolder, exercises: list[Exercise], *,
             found = folder.found[(student, exercise.id)]
             file = str(found.path.relative_to(folder.root)) if found.path else None
             if found.refused:  # before missing: a refused hand-in (a folder that is a link) has no path
-                row_key = key("refused:" + _sha256(found.refused.encode()))
+                row_key = key("refused:" + sha256(found.refused.encode()))
                 plan.settled[row_key] = uniform_report(exercise, found.label, Verdict.RUNTIME_ERROR, found.refused)
             elif found.path is None:
                 row_key = key("missing")  # one grading shared by every student without the file
@@ -66,7 +63,7 @@ def make_plan(folder: ClassFolder, exercises: list[Exercise], *,
                     # Unreadable, binary, huge, not Python text, an unsafe zip: grade() says so, running nothing.
                     row_key = key("unreadable:" + handin.digest())
                     if row_key not in plan.settled:
-                        plan.settled[row_key] = grade(exercise, found.path, batch_request(found.label),
+                        plan.settled[row_key] = grade(exercise, found.path, job_request(found.label),
                                                       handin=handin, expected=expected)
                 else:
                     row_key = key(handin.digest())
@@ -86,28 +83,6 @@ def _read_guarded(path: Path, exercise: Exercise, context: Context) -> Handin:
         return Handin(source="", refused=why, refused_verdict=Verdict.RUNTIME_ERROR)
 
 
-def resolve(exercise: Exercise) -> tuple[Exercise, dict[str, object], str]:
-    """The exercise, every test's expected answer (computed once here, in the main process, for every
-    worker: the same values `grader check` compares with), and a digest of everything its grades depend on:
-    the spec's text and those values."""
-    try:
-        values = expected_values(exercise)
-    except ExpectationError as error:
-        raise SpecError([SpecProblem(exercise.path, 1, 1, f"cannot grade {exercise.id}: {error}")]) from error
-    # The salt: grades stored before program tests were compared with their reference's files and status
-    # (an earlier path compared them with the text of an internal object) are graded again.
-    digest = hashlib.sha256(b"compared-as-check:" + exercise.id.encode() + b"\0" + exercise.path.read_bytes())
-    for test in exercise.tests:
-        digest.update(b"\0" + canonical(values[test.name]).encode())
-        # The limits in force, and whether calibration set them: a class graded under other limits (another
-        # calibration) has other keys, so its results are graded again, never mixed with these.
-        limits = test.limits
-        digest.update(repr((limits.cpu, limits.wall_seconds, limits.memory, limits.output, limits.processes,
-                            limits.open_files, limits.file_size, limits.cpu_written, bool(limits.cpu_source)))
-                      .encode())
-    return exercise, values, digest.hexdigest()
-
-
 def pinned_limits(exercise: Exercise) -> dict[str, list[object]]:
     """test -> [CPU seconds, where the limit came from]: what the batch grades this exercise under."""
     return {t.name: [t.limits.cpu, t.limits.cpu_origin] for t in exercise.tests}
@@ -120,46 +95,3 @@ def helpers_of(folder: ClassFolder, student: str, entry: Path) -> tuple[Path, ..
     prefix = f"{student}/"
     return tuple(folder.root / name for name in folder.stray if name.startswith(prefix) and name.endswith(".py")
                  and "/" not in name[len(prefix):])
-
-
-_PLAIN = (int, float, str, bool, type(None))
-
-
-def canonical(value: object) -> str:
-    """A text that is equal for equal values in every process (a set's order changes with the hash seed),
-    and differs for values that differ anywhere (numpy's repr of a big array leaves its middle out)."""
-    data = _data_canonical(value)
-    if data is not None:
-        return data
-    if isinstance(value, (set, frozenset)):
-        return f"{type(value).__name__}{{{','.join(sorted(canonical(v) for v in value))}}}"
-    if isinstance(value, dict):
-        return "dict{" + ",".join(sorted(f"{canonical(k)}:{canonical(v)}" for k, v in value.items())) + "}"
-    if isinstance(value, (list, tuple)):
-        if all(type(v) in _PLAIN for v in value):  # a long list of numbers: one repr made in C
-            return f"{type(value).__name__}{list(value)!r}"
-        return f"{type(value).__name__}[{','.join(canonical(v) for v in value)}]"
-    return repr(value)
-
-
-def _data_canonical(value: object) -> str | None:
-    """A numpy array's or a pandas object's text by its every item: dtype, shape and a digest of its bytes."""
-    module = type(value).__module__.partition(".")[0]
-    if module == "numpy" and type(value).__name__ == "ndarray":
-        array = value
-        if array.dtype.kind == "O":  # type: ignore[attr-defined]
-            return f"ndarray{array.shape}:" + canonical(array.tolist())  # type: ignore[attr-defined]
-        import numpy
-
-        digest = _sha256(numpy.ascontiguousarray(array).tobytes())
-        return f"ndarray[{array.dtype.str},{array.shape},{digest}]"  # type: ignore[attr-defined]
-    if module == "pandas" and type(value).__name__ in ("Series", "DataFrame", "Index"):
-        import pickle
-
-        # Equal pandas objects pickle alike in one pandas version, which every worker of a batch shares.
-        return f"pandas.{type(value).__name__}[{_sha256(pickle.dumps(value, protocol=5))}]"
-    return None
-
-
-def _sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()

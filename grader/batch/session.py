@@ -7,35 +7,25 @@ import fcntl
 import os
 import time
 from collections import Counter
-from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Protocol
 
 from rich.console import Console
 
-from grader.batch.cluster import DaskRunner
 from grader.batch.discover import ClassFolder, NameRule, discover
 from grader.batch.gradebook import Gradebook
 from grader.batch.plan import Plan, make_plan
-from grader.batch.pool import LocalPool
 from grader.batch.progress import BatchProgress
 from grader.batch.store import Store
-from grader.batch.work import Graded, Job
 from grader.course import Course
-from grader.environment import environment_of_exercise
 from grader.errors import UsageError
 from grader.model import Exercise, Verdict
 from grader.outputs import batch_outputs, output
 from grader.records import record
+from grader.workers.job import Graded
+from grader.workers.pool import Pool, open_pool
 
 DATABASE = "results.sqlite"
-
-
-class Runner(Protocol):
-    def describe(self) -> str: ...
-    def results(self, jobs: list[Job]) -> Iterator[Graded]: ...
-    def close(self) -> None: ...
 
 
 @record
@@ -74,7 +64,7 @@ class Batch:
         self.folder: ClassFolder | None = None
         self.plan: Plan | None = None
         self.store: Store | None = None
-        self.pool: LocalPool | None = None
+        self.pool: Pool | None = None
         self._lock: int | None = None
         self.limit_changes: list[str] = []  # exercises whose limits differ from the last run's in this folder
         self.spec_problems: list[str] = []  # of the specs that did not load
@@ -87,9 +77,9 @@ class Batch:
                                unpack_into=options.out / "unpacked")
         chosen = self._choose(exercises, self.folder)
         self._take_output_folder()
-        if not options.cluster:  # started now, they load while the plan is made on this core
-            self.pool = LocalPool(options.workers, data_values=any(environment_of_exercise(e.path) for e in chosen))
-            self.pool.start()
+        # Started now, local workers load while the plan is made on this core.
+        self.pool = open_pool(options.workers, options.cluster, self.course.exercises_dir)
+        self.pool.start()
         private = self.course.private_paths(options.submissions.resolve(), options.out.resolve())
         self.plan = make_plan(self.folder, chosen, private_paths=private,
                               rule=options.rule)
@@ -142,15 +132,18 @@ class Batch:
                 tally.done += sharing[key]
         jobs = [job for key, job in plan.jobs.items() if key not in stored]
         tally.pending = len(jobs)
-        runner: Runner | None = None
         view = BatchProgress(progress or Console(quiet=True), tally.submissions, tally.reused + tally.done, counts)
         try:
             with view:
                 if jobs:
-                    runner = DaskRunner(self.options.cluster) if self.options.cluster else \
-                        self.pool or LocalPool(self.options.workers)
-                    tally.runner = runner.describe()
-                    for graded in runner.results(jobs):
+                    pool = self.pool or open_pool(self.options.workers, self.options.cluster,
+                                                  self.course.exercises_dir)
+                    self.pool = pool
+                    tally.runner = pool.describe()
+                    for job in jobs:
+                        pool.submit(job)
+                    for done in pool.drain():
+                        graded = done.graded
                         store.save(graded)
                         tally.gradings += 1
                         tally.pending -= 1
@@ -158,8 +151,6 @@ class Batch:
                         view.advance(graded.report.verdict, sharing[graded.key])
             tally.completed = True
         finally:
-            if runner is not None:
-                runner.close()
             self._close_pool()
             tally.wall_seconds = time.monotonic() - started
             store.finish_run(tally.gradings, tally.completed)

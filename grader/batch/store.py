@@ -13,10 +13,10 @@ from collections.abc import Iterable
 from dataclasses import field
 from pathlib import Path
 
-from grader.batch.work import Graded, GradingKey
 from grader.errors import UsageError
 from grader.model import Outcome, Report, StaffDetail, Verdict
 from grader.records import record
+from grader.workers.job import Graded, GradingKey
 
 FIRST_SCHEMA = "1"  # what SCHEMA creates; MIGRATIONS bring it, or an old store, up to SCHEMA_VERSION
 SCHEMA_VERSION = 3  # PRAGMA user_version of an up-to-date store

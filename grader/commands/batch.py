@@ -127,7 +127,7 @@ def _positive(text: str) -> int:
 
 
 def _address(text: str) -> str:
-    from grader.batch.cluster import check_address
+    from grader.workers.cluster import check_address
 
     try:
         return check_address(text)
@@ -160,7 +160,7 @@ def run_batch(args: argparse.Namespace) -> ExitCode:
     from rich.text import Text
 
     from grader.batch.discover import NameRule
-    from grader.batch.pool import default_workers
+    from grader.workers.pool import default_workers
     from grader.batch.roster import load_roster
     from grader.batch.session import Batch, Options
     from grader.batch.summary import summary

@@ -114,7 +114,7 @@ def _seconds(text: str) -> float:
 
 
 def _address(text: str) -> str:
-    from grader.batch.cluster import check_address
+    from grader.workers.cluster import check_address
 
     try:
         return check_address(text)
@@ -154,12 +154,12 @@ def run_serve(args: argparse.Namespace) -> ExitCode:
 
         raise UsageError(f"grader serve needs its extra packages (Starlette, uvicorn): {install_hint('server')}") from None
 
-    from grader.batch.pool import default_workers
     from grader.course import COURSE_FILE, Course
     from grader.server.app import Server, make_app
-    from grader.server.queue import DaskGradingLoop, Exercises, GradingLoop
+    from grader.server.queue import Exercises, GradingLoop
     from grader.server.rules import load_rules
     from grader.server.state import State
+    from grader.workers.pool import default_workers
 
     course = Course.at(args.exercises)
     rules = load_rules(course.exercises_dir.parent / COURSE_FILE)
@@ -167,10 +167,7 @@ def run_serve(args: argparse.Namespace) -> ExitCode:
     name = args.name or f"{socket.gethostname()}:{args.port}"
     state = State(args.state, args.database, name if args.database else None)
     exercises = Exercises(course)
-    if args.cluster:
-        loop: GradingLoop = DaskGradingLoop(state, exercises, args.cluster)
-    else:
-        loop = GradingLoop(state, exercises, args.workers or default_workers())
+    loop = GradingLoop(state, exercises, args.workers or default_workers(), args.cluster)
     server = Server(state, exercises, rules, loop, args.max_upload * 1024, _class_list(args.roster, state),
                     secure_cookies=not args.insecure_cookies)
     from grader.server.connections import bound_the_log, fitted, protocol_for, quiet_when_gone, raise_open_files

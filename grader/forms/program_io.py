@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from grader.checkers import CheckResult, run_checker
 from grader.model import MISSING, RunResult, Test
 
+from grader.form_data import ProgramIO
 from grader.forms.base import TestForm
 from grader.records import record
 
@@ -20,18 +21,6 @@ if TYPE_CHECKING:
     from grader.spec_reader import SpecReader
 
 NONEMPTY = "nonempty"
-
-
-@record
-class ProgramIO:
-    """A program test's command line and files (grader.forms.program_io)."""
-
-    args: tuple[str, ...] = ()
-    files: tuple[tuple[str, str], ...] = ()  # written into the working folder before the run
-    output_files: tuple[str, ...] = ()  # read back after it and compared
-    expect_files: tuple[tuple[str, str], ...] = ()  # written expectations of some of output_files
-    exit_status: int | None = None  # None: the reference's, or 0 without one
-    stderr: str | None = None  # None: not checked; "nonempty"; or a text stderr must contain
 
 
 @record

@@ -9,13 +9,13 @@ its bases, the only thing the grader can know of a class it never saw."""
 
 from __future__ import annotations
 
-import builtins
 import difflib
 import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from grader.checkers import show
+from grader.form_data import BUILTIN_ERRORS, ExpectedRaise
 from grader.forms.base import TestForm
 from grader.model import CheckResult, Fault, RunResult, Test
 from grader.records import record
@@ -25,43 +25,7 @@ if TYPE_CHECKING:
 
     from grader.spec_reader import SpecReader
 
-BUILTIN_ERRORS = frozenset(name for name, value in vars(builtins).items()
-                           if isinstance(value, type) and issubclass(value, BaseException))
-
-
 RAISES_KEYS = ("class", "message", "message_equals", "first_arg", "match", "subclass", "bases")
-
-
-@record
-class ExpectedRaise:
-    """`raises:` an exception of this class (a subclass counts unless `subclass` is False) whose message
-    contains `message`, is `message_equals` (None: not checked) and matches `match` (None: not checked)."""
-
-    cls: str
-    message: str = ""
-    message_equals: str | None = None
-    first_arg: str | None = None  # unittest's args[0]
-    match: str | None = None
-    subclass: bool = True
-    bases: tuple[str, ...] = ()  # classes it must derive from too (assertRaises(BufferError) of a student class)
-
-    @property
-    def builtin(self) -> bool:
-        return self.cls in BUILTIN_ERRORS
-
-    def wanted(self) -> str:
-        """How the spec reads: `ValueError('too big')`, `E (exactly that class, a BufferError) with a message
-        matching '^x'`."""
-        argument = self.first_arg if self.first_arg is not None else self.message_equals
-        text = self.cls + (f"({argument!r})" if argument is not None else "")
-        kinds = ([] if self.subclass else ["exactly that class"]) + [a_class(base) for base in self.bases]
-        text += f" ({', '.join(kinds)})" if kinds else ""
-        text += f" with a message containing {self.message!r}" if self.message else ""
-        return text + (f" with a message matching {self.match!r}" if self.match is not None else "")
-
-
-def a_class(name: str) -> str:
-    return ("an " if name[:1].lower() in "aeiou" else "a ") + name
 
 
 @record

@@ -11,6 +11,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from grader.checkers import run_checker, show
+from grader.form_data import Step
 from grader.forms.base import TestForm
 from grader.forms.given import call_arguments
 from grader.forms.raises import (ExpectedRaise, Raised, nameable, raise_problem, raise_reason, raises_entry,
@@ -27,18 +28,6 @@ if TYPE_CHECKING:
 # Exceptions of a reference's step that mean the step is mistyped (a name, an attribute, a call's
 # arguments), not an answer to expect: validate refuses them unless the step says `raises:`.
 SPEC_MISTAKES = ("NameError", "AttributeError", "TypeError", "UnboundLocalError")
-
-
-@record
-class Step:
-    """One step of a `steps` test: a statement (its value is not compared) or an expression."""
-
-    code: str
-    expression: bool
-    expect: object = None  # a written value; MISSING: the reference's (only when `written` is False)
-    written: bool = False  # `expect_literal` was written
-    raises: ExpectedRaise | None = None  # a written expected exception
-    equals: str | None = None  # an expression the value must be == to, compared in the sandbox (objects)
 
 
 @record

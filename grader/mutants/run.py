@@ -3,7 +3,7 @@ surviving ones apart from their references on a few probes (grader/mutants/probe
 
 Each mutant is a student's file in a class folder made for the run (<tmp>/<exercise>.<n>/<exercise>.py):
 the batch's own plan (grader/batch/plan.py) reads it, keys it and makes its job, and the batch's worker
-pool (grader/batch/pool.py) grades it in the sandbox under the exercise's limits, every test run."""
+pool (grader/workers/) grades it in the sandbox under the exercise's limits, every test run."""
 
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ from pathlib import Path
 
 from grader.batch.discover import NameRule, discover
 from grader.batch.plan import make_plan
-from grader.batch.pool import LocalPool
 from grader.course import Course
 from grader.kinds import kind_of
 from grader.model import Exercise, Outcome, Report, Verdict
@@ -23,6 +22,7 @@ from grader.mutants.probes import probe_exercise, probe_input, same_answer
 from grader.mutants.rules import Mutant, make_mutants
 from grader.records import record
 from grader.validation.references import ACCEPTED, find_references
+from grader.workers.pool import open_pool
 
 MOST = 40  # mutants per exercise unless --most says otherwise: ~40 make a course as long as its class
 
@@ -173,10 +173,12 @@ def _grade(course: Course, exercises: list[Exercise], files: dict[str, list[tupl
         reports = dict(plan.settled)
         jobs = list(plan.jobs.values())
         if jobs:
-            pool = LocalPool(min(workers, len(jobs)))
+            pool = open_pool(min(workers, len(jobs)), None, course.exercises_dir)
             try:
-                for graded in pool.results(jobs):
-                    reports[graded.key] = graded.report
+                for job in jobs:
+                    pool.submit(job)
+                for done in pool.drain():
+                    reports[done.job.key] = done.graded.report
             finally:
                 pool.close()
         return {names[(row.student, row.exercise)]: reports[row.key] for row in plan.rows

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from grader.version import grader_version
 from grader.batch.discover import Found, NameRule, discover, extension
-from grader.batch.work import uniform_report
+from grader.workers.job import uniform_report
 from grader.course import Course
 from grader.grading import GradingRequest, Pace, grade
 from grader.model import Exercise, Verdict

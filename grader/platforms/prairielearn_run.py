@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 
 from grader.batch.discover import NameRule, discover, extension
-from grader.batch.work import uniform_report
+from grader.workers.job import uniform_report
 from grader.course import Course
 from grader.grading import GradingRequest, Pace, grade
 from grader.model import Verdict

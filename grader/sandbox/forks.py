@@ -29,7 +29,7 @@ from grader.sandbox.process import ProcessBackend, ProcessSession
 
 MAX_FAILURES = 3  # servers started in a row that never forked (a broken interpreter): then none is tried
 SWITCH = "GRADER_FORK_SERVER"  # "off": every batch worker execs a sandbox per submission, as `grader check`
-# What a server may import before it forks (those a hand-in imports: batch/sandboxes.py): the heavy ones,
+# What a server may import before it forks (those a hand-in imports: workers/sandboxes.py): the heavy ones,
 # by the package a hand-in names and the modules loaded for it. matplotlib's import writes a font cache:
 # the server keeps it in the grader's cache folder (_font_cache), never where a sandbox could write it.
 # pandas and matplotlib load numpy themselves: named first, a hand-in importing both shares their server.

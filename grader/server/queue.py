@@ -1,40 +1,39 @@
-"""The grading loop: queued submissions, oldest first, to local worker processes, the same workers
-(grader/batch/worker.py) and jobs (grader/batch/work.py) as `grader batch`, fed as submissions arrive.
+"""The grading loop: queued submissions, fairly ordered, to the worker pool both front doors share
+(grader/workers/), fed as submissions arrive.
 
-Each submission is marked `running` (its try counted) before a worker gets it, and `done` or `error` when
-the answer is stored. A worker that dies is replaced and its submission queued once more, then recorded as
-an error with the reason; a server that dies leaves `running` rows that `State.recover` puts back."""
+Each submission is marked `running` (its try counted) before it is submitted to the pool, and `done` or
+`error` when the answer is stored. The pool's retry policy decides what a worker's death costs; each new
+try is counted here too, so a server that dies leaves `running` rows that `State.recover` puts back only
+while they have tries left."""
 
 from __future__ import annotations
 
-import hashlib
-import os
 import threading
 import time
 import traceback
-from collections import deque
-from collections.abc import Callable, Container, Iterator
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from grader.batch.plan import grader_version, resolve
-from grader.batch.pool import RETRIES, _start, _Worker, cores_for
-from grader.batch.work import Graded, GradingKey, Job, batch_request, pack, uniform_report
 from grader.course import Course
 from grader.errors import GraderError
 from grader.grading import grade, read_submission
 from grader.handins.base import Handin
-from grader.model import Exercise, Report, Verdict
+from grader.model import Exercise, Report
 from grader.server.state import State, Submission
+from grader.version import grader_version
+from grader.workers.job import Done, GradingKey, Job, job_request, pack, resolve
+from grader.workers.pool import DIED, RETRIES, Pool, open_pool
 
-DIED = "the grading worker process died on this submission, twice"
+__all__ = ["DIED", "Exercises", "GradingLoop", "grade_without_sandbox"]
 
 
 def grade_without_sandbox(exercise: Exercise, expected: dict[str, object], path: Path, label: str,
                           handin: Handin) -> Report:
     """The report of a hand-in that cannot run (unreadable, not text, an unsafe zip), graded here as a batch
     grades it. The server's one call of grading.grade()."""
-    return grade(exercise, path, batch_request(label), handin=handin, expected=expected)
+    return grade(exercise, path, job_request(label), handin=handin, expected=expected)
 
 
 class Exercises:
@@ -69,21 +68,35 @@ class Exercises:
             self._resolved.clear()
 
 
-class GradingLoop:
-    """One thread hands the queue to the workers as a perfect queue would: first come, first served, each
-    submission to the first worker free, none committed to a worker still busy (a submission behind a
-    looping one there would wait for its timeout while another worker idles). So that a worker does not
-    wait between two either, the next few submissions are ready (claimed, read, their jobs made) before a
-    worker frees, and a worker that answers gets its next job before its answer is stored."""
+def fair_order(queued: list[int], student_of: dict[int, str], in_hand: Counter[str],
+               last_served: dict[str, int]) -> list[int]:
+    """The queue in the order it is graded: a fair share per student, round robin. Each student's oldest
+    waiting submission goes ahead of anyone's second, and so on; within a round, the student served
+    longest ago (never: first) goes first, then the oldest. What a student has on the workers already counts
+    as taken rounds. So one student's resubmissions cannot hold the queue while others wait."""
+    turns = Counter(in_hand)
+    keys = []
+    for number in queued:  # oldest first
+        student = student_of[number]
+        keys.append((turns[student], last_served.get(student, -1), number))
+        turns[student] += 1
+    return [number for _, _, number in sorted(keys)]
 
-    def __init__(self, state: State, exercises: Exercises, workers: int) -> None:
-        self.state, self.exercises, self.size = state, exercises, workers
-        self.cores = cores_for(workers)
-        self.workers: list[_Worker] = []
-        self.ready: deque[Job] = deque()  # claimed and made, for the next worker free, oldest first
-        self.claimed: set[int] = set()  # submission ids ready or on a worker
-        self._wake_read, self._wake_write = os.pipe()
-        os.set_blocking(self._wake_write, False)
+
+class GradingLoop:
+    """One thread feeds the pool: the next few submissions ready (claimed, read, their jobs made) before a
+    worker frees, one per worker, so that none waits between two while none is committed to a worker still
+    busy. The pool hands them out, first submitted first, each to the first worker free."""
+
+    def __init__(self, state: State, exercises: Exercises, workers: int = 1, cluster: str | None = None) -> None:
+        self.state, self.exercises = state, exercises
+        self.pool: Pool = open_pool(workers, cluster, exercises.course.exercises_dir)
+        self.pool.on_retry = self._retry
+        self.size = self.pool.size
+        self.claimed: dict[int, str] = {}  # submission -> its student: on the pool, not ended
+        self.students: dict[int, str] = {}  # a queued submission's student, read once
+        self.last_served: dict[str, int] = {}  # student -> when this server last claimed one of theirs
+        self.claims = 0  # claims so far: the clock of last_served
         self._stop = threading.Event()
         self.thread = threading.Thread(target=self._run, name="grading", daemon=True)
         self.version = grader_version()
@@ -91,89 +104,58 @@ class GradingLoop:
 
     def start(self) -> None:
         self.state.recover(RETRIES)
-        self.workers = [_start(core) for core in self.cores]
+        self.pool.start()
         self.thread.start()
 
     def wake(self) -> None:
-        try:
-            os.write(self._wake_write, b"x")
-        except BlockingIOError:
-            pass  # a wake-up is already pending
+        self.pool.wake()
 
     def stop(self) -> None:
         self._stop.set()
-        self.wake()
+        self.pool.wake()
         if self.thread.is_alive():
             self.thread.join(timeout=10)
-        for worker in self.workers:
-            worker.stop()
-        self.workers = []
+        unbegun = self.pool.stop()
+        self.pool.close()
         if not self.thread.is_alive():  # what no worker had begun goes back to the queue, its try not counted
-            while self.ready:
-                self.state.unclaim(int(self.ready.popleft().key.submission.split(":", 1)[0]))
+            for job in unbegun:
+                assert job.submission is not None
+                self.state.unclaim(job.submission)
 
     # ------------------------------------------------------------ the loop
     def _run(self) -> None:
-        from multiprocessing.connection import wait
-
         while not self._stop.is_set():
             try:
-                self._prepare()
-                self._hand_out()
-                busy = [w for w in self.workers if w.jobs]
-                answered = set(wait([self._wake_read, *(w.conn for w in busy), *(w.pidfd for w in busy)], timeout=5))
-                if self._wake_read in answered:
-                    os.read(self._wake_read, 4096)
-                for worker in busy:
-                    if worker.conn in answered:
-                        try:
-                            graded: Graded = worker.conn.recv()
-                        except (EOFError, OSError):
-                            pass  # it died while answering: handled below
-                        else:
-                            job = worker.jobs.popleft()
-                            self._hand_out()  # its next job first: the answer's commit can wait, the worker not
-                            self._record(job, graded)
-                            continue
-                    elif worker.pidfd not in answered:
-                        continue
-                    self._replace(worker)
+                self._feed()
+                for done in self.pool.wait(timeout=5):
+                    self._record(done)
             except Exception:  # noqa: BLE001 - the loop must outlive any one submission's trouble
                 traceback.print_exc()
                 time.sleep(1)
 
-    def _prepare(self) -> None:
-        """As many jobs ready as there are workers, the oldest queued first. A submission that needs no
-        worker (unreadable, identical to one graded, its spec broken) is graded here on the way."""
-        for number, job in self._claim(self.claimed, lambda: len(self.ready) < len(self.workers)):
-            self.claimed.add(number)
-            self.ready.append(job)
-            self._changed(number)
-
-    def _hand_out(self) -> None:
-        """A ready job to every idle worker; one each, so that none sits on a job another could run."""
-        for worker in self.workers:
-            if self.ready and not worker.jobs:
-                try:
-                    worker.send(self.ready.popleft())
-                except OSError:
-                    pass  # it died: its pidfd says so, and its job goes back to the queue
-
-    def _claim(self, taken: Container[int], room: Callable[[], bool]) -> Iterator[tuple[int, Job]]:
-        """Queued submissions claimed for grading, oldest first, while there is `room`, skipping those
-        `taken` already; one that needs no worker is graded here on the way (_job), one another server
-        claimed first is passed over."""
-        if not room():
+    def _feed(self) -> None:
+        """As many jobs waiting in the pool as there are workers, in the queue's fair order. A submission
+        that needs no worker (unreadable, identical to one graded, its spec broken) is graded here on the
+        way; one another server claimed first is passed over."""
+        if self.pool.waiting() >= self.size:
             return  # full: not even the query
-        for number in self.state.queued():
-            if not room():
+        queued = self.state.queued()
+        self.students = {n: self.students[n] for n in queued if n in self.students}
+        for number in queued:
+            if number not in self.students:
+                submission = self.state.get(number)
+                self.students[number] = submission.student if submission is not None else ""
+        for number in fair_order(queued, self.students, Counter(self.claimed.values()), self.last_served):
+            if self.pool.waiting() >= self.size:
                 return
-            if number in taken:
-                continue
             submission = self.state.get(number)
             job = self._job(submission) if submission is not None else None
-            if job is not None and self.state.start(number):
-                yield number, job
+            if job is not None and submission is not None and self.state.start(number):
+                self.pool.submit(replace(job, tries=submission.attempts))  # tries spent before this claim
+                self.claimed[number] = submission.student
+                self.claims += 1
+                self.last_served[submission.student] = self.claims
+                self._changed(number)
 
     def _job(self, submission: Submission) -> Job | None:
         label = f"{submission.student}/{Path(submission.file).name}"
@@ -195,96 +177,30 @@ class GradingLoop:
             self.state.finish(submission.id, report, digest)
             self._changed(submission.id)
             return None
-        key = GradingKey(f"{submission.id}:{handin.digest()}", digest, self.version, True)  # every test runs
+        key = GradingKey(handin.digest(), digest, self.version, True)  # every test runs
         private = self.exercises.course.private_paths(self.state.folder)
-        return Job(key, packed, label, handin, private)
+        return Job(key, packed, label, handin, private, submission=submission.id)
 
-    def _record(self, job: Job, graded: Graded) -> None:
-        number = int(job.key.submission.split(":", 1)[0])
-        self.claimed.discard(number)
-        self.state.finish(number, graded.report, job.key.exercise, seconds=graded.wall_seconds)
+    def _record(self, done: Done) -> None:
+        number = done.job.submission
+        assert number is not None
+        self.claimed.pop(number, None)
+        self.state.finish(number, done.graded.report, done.job.key.exercise, done.failure,
+                          seconds=None if done.failure else done.graded.wall_seconds)
         self._changed(number)
 
-    def _replace(self, worker: _Worker) -> None:
-        index = self.workers.index(worker)
-        worker.stop()
-        self.workers[index] = _start(worker.core)
-        for job in worker.jobs:
-            number = int(job.key.submission.split(":", 1)[0])
-            self.claimed.discard(number)
-            submission = self.state.get(number)
-            if submission is not None and submission.attempts <= RETRIES:
-                self.state.requeue(number)
-            else:
-                report = uniform_report(job.exercise, job.label, Verdict.GRADER_ERROR, DIED)
-                self.state.finish(number, report, job.key.exercise, DIED)
-                self._changed(number)
+    def _retry(self, job: Job) -> bool:
+        """A new try of a submission whose worker died: counted in the database, as the first was. False
+        when another server sharing the database claimed it in between: it is theirs now."""
+        number = job.submission
+        assert number is not None
+        self.state.requeue(number)
+        if self.state.start(number):
+            return True
+        self.claimed.pop(number, None)
+        self._changed(number)
+        return False
 
     def _changed(self, number: int) -> None:
         if self.on_change is not None:
             self.on_change(number)
-
-
-class DaskGradingLoop(GradingLoop):
-    """The same loop, its jobs graded on the Dask cluster `--cluster` names, as `grader batch --cluster`
-    grades them (grader/batch/cluster.py): at most two per Dask worker in flight; a task Dask gave up on
-    (its workers died on it) is recorded as an error with the reason."""
-
-    def __init__(self, state: State, exercises: Exercises, address: str) -> None:
-        from grader.batch.cluster import DaskRunner
-
-        self.runner = DaskRunner(address)
-        super().__init__(state, exercises, self.runner.workers)
-        self.futures: dict[int, tuple[object, Job]] = {}
-
-    def start(self) -> None:
-        self.state.recover(RETRIES)
-        self.thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        self.wake()
-        if self.thread.is_alive():
-            self.thread.join(timeout=10)
-        self.runner.close()
-
-    def _run(self) -> None:
-        from multiprocessing.connection import wait
-
-        while not self._stop.is_set():
-            try:
-                self._submit_queued()
-                if self._wake_read in wait([self._wake_read], timeout=5):
-                    os.read(self._wake_read, 4096)
-                for number, (future, job) in list(self.futures.items()):
-                    if future.done():  # type: ignore[attr-defined]
-                        del self.futures[number]
-                        self._collect(number, future, job)
-            except Exception:  # noqa: BLE001 - the loop must outlive any one submission's trouble
-                traceback.print_exc()
-                time.sleep(1)
-
-    def _submit_queued(self) -> None:
-        from grader.batch.work import grade_job
-
-        for number, job in self._claim(self.futures, lambda: len(self.futures) < 2 * self.size):
-            future = self.runner.client.submit(grade_job, job, pure=False)
-            future.add_done_callback(lambda _: self.wake())  # on the Dask client's thread
-            self.futures[number] = future, job
-            self._changed(number)
-
-    def _collect(self, number: int, future: object, job: Job) -> None:
-        try:
-            graded: Graded = future.result()  # type: ignore[attr-defined]
-        except Exception as error:  # noqa: BLE001 - e.g. KilledWorker
-            reason = f"the Dask task failed: {type(error).__name__}: {error}"
-            self.state.finish(number, uniform_report(job.exercise, job.label, Verdict.GRADER_ERROR, reason),
-                              job.key.exercise, reason)
-        else:
-            self.state.finish(number, graded.report, job.key.exercise, seconds=graded.wall_seconds)
-        future.release()  # type: ignore[attr-defined]
-        self._changed(number)
-
-
-def sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()

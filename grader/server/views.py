@@ -144,7 +144,7 @@ def build_gradebook(state: State, exercises: Exercises, rules: CourseRules) -> t
                                  "at": iso(override.at)}
         applied.append(entry)
     students = sorted(set(students) | {s for s, _ in counted})
-    from grader.batch.plan import grader_version
+    from grader.version import grader_version
 
     return Gradebook(grader_version(), rows, students, cells), applied
 

@@ -12,11 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from grader.batch.plan import resolve
-from grader.batch.pool import LocalPool, cores_for
-from grader.batch.work import Graded, GradingKey, Job, pack
 from grader.course import Course
 from grader.model import Verdict
+from grader.workers.job import Done, GradingKey, Job, pack, resolve
+from grader.workers.local import LocalPool, cores_for
 from tests.batch.classroom import write_course
 
 # Sleeps while it loads (no CPU, well inside the wall limit), then answers every test right.
@@ -47,11 +46,17 @@ def kill_workers_while_busy(pool: LocalPool, times: int, killed: list[int]) -> t
     return thread
 
 
-def run(pool: LocalPool, job: Job, kills: int) -> tuple[list[Graded], list[int]]:
+def graded(pool: LocalPool, jobs: list[Job]) -> list[Done]:
+    for job in jobs:
+        pool.submit(job)
+    return list(pool.drain())
+
+
+def run(pool: LocalPool, job: Job, kills: int) -> tuple[list[Done], list[int]]:
     killed: list[int] = []
     thread = kill_workers_while_busy(pool, kills, killed)
     try:
-        results = list(pool.results([job]))
+        results = graded(pool, [job])
     finally:
         thread.join(timeout=60)
         workers = [w.process for w in pool.workers]
@@ -63,16 +68,17 @@ def run(pool: LocalPool, job: Job, kills: int) -> tuple[list[Graded], list[int]]
 def test_a_worker_that_dies_is_replaced_and_its_submission_graded_again(sleepy_job: Job) -> None:
     results, killed = run(LocalPool(1), sleepy_job, kills=1)
     assert len(killed) == 1 and len(results) == 1
-    assert results[0].report.verdict == Verdict.PASSED and results[0].report.score == 4
-    assert not results[0].worker.endswith(f":{killed[0]}")
+    assert results[0].graded.report.verdict == Verdict.PASSED and results[0].graded.report.score == 4
+    assert not results[0].graded.worker.endswith(f":{killed[0]}")
 
 
 def test_a_submission_whose_worker_dies_twice_is_a_grader_error(sleepy_job: Job) -> None:
     results, killed = run(LocalPool(1), sleepy_job, kills=2)
     assert len(killed) == 2 and len(results) == 1
-    report = results[0].report
+    report = results[0].graded.report
     assert report.verdict == Verdict.GRADER_ERROR
     assert {o.feedback for o in report.outcomes} == {"the grading worker process died on this submission, twice"}
+    assert results[0].failure == "the grading worker process died on this submission, twice"
 
 
 def test_each_worker_runs_on_a_core_of_its_own_and_a_replacement_keeps_it(sleepy_job: Job) -> None:
@@ -84,12 +90,12 @@ def test_each_worker_runs_on_a_core_of_its_own_and_a_replacement_keeps_it(sleepy
     killed: list[int] = []
     thread = kill_workers_while_busy(pool, 1, killed)
     try:
-        results = list(pool.results([sleepy_job, second]))
+        results = graded(pool, [sleepy_job, second])
         masks = [os.sched_getaffinity(w.process.pid) for w in pool.workers]
     finally:
         thread.join(timeout=60)
         pool.close()
-    assert len(killed) == 1 and {r.report.verdict for r in results} == {Verdict.PASSED}
+    assert len(killed) == 1 and {r.graded.report.verdict for r in results} == {Verdict.PASSED}
     assert masks == [{cores[0]}, {cores[1]}]
 
 

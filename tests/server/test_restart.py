@@ -49,7 +49,7 @@ def wait_for(condition, timeout: float = 120) -> None:  # type: ignore[no-untype
 def workers_of(pid: int) -> list[int]:
     # Every thread's children: a replacement worker is started by the server's grading thread.
     children = [c for task in Path(f"/proc/{pid}/task").iterdir() for c in (task / "children").read_text().split()]
-    return [int(c) for c in children if b"grader.batch.worker" in Path(f"/proc/{c}/cmdline").read_bytes()]
+    return [int(c) for c in children if b"grader.workers.worker" in Path(f"/proc/{c}/cmdline").read_bytes()]
 
 
 def test_a_server_killed_mid_queue_grades_every_submission_once_after_a_restart(served: Served) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from grader.batch.plan import canonical
+from grader.workers.job import canonical
 
 np = pytest.importorskip("numpy")
 pd = pytest.importorskip("pandas")

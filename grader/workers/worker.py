@@ -1,4 +1,4 @@
-"""A local grading worker, `python -m grader.batch.worker FD PARENT`: reads jobs from the connection on FD,
+"""A local grading worker, `python -m grader.workers.worker FD PARENT`: reads jobs from the connection on FD,
 answers with their gradings, one at a time, until the connection closes.
 
 A fresh interpreter that imports only what grading needs, not the whole command line: the sandbox forks
@@ -12,14 +12,14 @@ import sys
 from dataclasses import replace
 from multiprocessing.connection import Connection
 
-from grader.batch.sandboxes import WorkerSandboxes
-from grader.batch.work import grade_job
 from grader.sandbox import linux
+from grader.workers.run import grade_job
+from grader.workers.sandboxes import WorkerSandboxes
 
 
 def main(argv: list[str]) -> None:
     fd, parent = int(argv[1]), int(argv[2])
-    # Die with the batch, even when it is killed with SIGKILL; then the sandbox dies with us in turn.
+    # Die with the pool's process, even when it is killed with SIGKILL; then the sandbox dies with us in turn.
     linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() != parent:
         return

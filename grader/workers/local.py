@@ -1,7 +1,7 @@
-"""The local runner: worker processes (grader/batch/worker.py), each grading one submission at a time.
+"""Local workers: processes of this machine (grader/workers/worker.py), each grading one job at a time.
 
-Each is a fresh interpreter, so each takes a sandbox uid of its own; each dies with the batch, even under
-SIGKILL; none is in the terminal's process group, so a Ctrl-C is the batch's alone to handle."""
+Each is a fresh interpreter, so each takes a sandbox uid of its own; each dies with the process that started
+the pool, even under SIGKILL; none is in the terminal's process group, so a Ctrl-C is the caller's alone."""
 
 from __future__ import annotations
 
@@ -9,26 +9,19 @@ import os
 import subprocess
 import sys
 from collections import deque
-from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from multiprocessing import Pipe
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
 
 import grader
-from grader.batch.work import Graded, Job, uniform_report
-from grader.model import Verdict
 from grader.sandbox.reaping import become_subreaper
-
-RETRIES = 1  # a job whose worker died is given to a new worker once more, then recorded as a grader error
-
-
-def default_workers() -> int:
-    return len(os.sched_getaffinity(0))
+from grader.workers.job import Done, Graded, Job
+from grader.workers.pool import DIED, Pool
 
 
 @dataclass
-class _Worker:
+class Worker:
     process: subprocess.Popen[bytes]
     conn: Connection
     pidfd: int  # readable once the process has ended
@@ -53,70 +46,92 @@ class _Worker:
         os.close(self.pidfd)
 
 
-class LocalPool:
+class LocalPool(Pool):
     def __init__(self, workers: int, data_values: bool = False) -> None:
+        super().__init__()
         # What a worker leaves when it is stopped (its sandboxes, dying with it) comes back to us, to be
-        # reaped before the batch returns, never to init.
+        # reaped before we return, never to init.
         become_subreaper()
         self.size = workers
-        self.workers: list[_Worker] = []
+        self.workers: list[Worker] = []
         self.cores = cores_for(workers)
         self.data_values = data_values  # a course's environment: workers load numpy and pandas at start
+        self.queue: deque[Job] = deque()  # submitted, not sent to a worker yet
 
-    def start(self, count: int | None = None) -> None:
-        """Start the workers now (all of them, or `count`), before any job: they load while the caller works."""
-        while len(self.workers) < min(self.size, self.size if count is None else count):
-            self.workers.append(_start(self.cores[len(self.workers)], self.data_values))
+    def start(self) -> None:
+        while len(self.workers) < self.size:
+            self.workers.append(start_worker(self.cores[len(self.workers)], self.data_values))
 
     def describe(self) -> str:
-        from grader.batch.sandboxes import describe
+        from grader.workers.sandboxes import describe
 
         return f"{self.size} local worker process{'es' if self.size != 1 else ''}, {describe()}"
 
-    def results(self, jobs: list[Job]) -> Iterator[Graded]:
-        """Every job's grading, in the order they finish."""
-        queue, tries = deque(jobs), {job.key: 0 for job in jobs}
-        self.start(len(jobs))
-        while queue or any(w.jobs for w in self.workers):
-            self._hand_out(queue)
-            busy = [w for w in self.workers if w.jobs]
-            ready = set(wait([w.conn for w in busy] + [w.pidfd for w in busy]))
-            for worker in busy:
-                if worker.conn in ready:
-                    try:
-                        graded: Graded = worker.conn.recv()
-                    except (EOFError, OSError):
-                        pass  # it died while answering: handled below
-                    else:
-                        worker.jobs.popleft()
-                        yield graded
-                        continue
-                elif worker.pidfd not in ready:
-                    continue
-                worker.stop()
-                self.workers[self.workers.index(worker)] = _start(worker.core, self.data_values)
-                for job in reversed(worker.jobs):
-                    tries[job.key] += 1
-                    if tries[job.key] <= RETRIES:
-                        queue.appendleft(job)
-                    else:
-                        report = uniform_report(job.exercise, job.label, Verdict.GRADER_ERROR,
-                                                "the grading worker process died on this submission, twice")
-                        yield Graded(job.key, report, 0.0, 0.0, "-")
+    def submit(self, job: Job) -> None:
+        self.queue.append(job)
 
-    def _hand_out(self, queue: deque[Job]) -> None:
+    def waiting(self) -> int:
+        return len(self.queue) + sum(max(0, len(w.jobs) - 1) for w in self.workers)
+
+    def busy(self) -> bool:
+        return bool(self.queue) or any(w.jobs for w in self.workers)
+
+    def wait(self, timeout: float | None = None) -> list[Done]:
+        self.start()
+        self._hand_out()
+        # Every worker's end is watched, an idle one's too: it is replaced before a job is lost on it.
+        watched = list(self.workers)
+        ready = set(wait([self._wake_read, *(w.conn for w in watched if w.jobs), *(w.pidfd for w in watched)],
+                         timeout))
+        if self._wake_read in ready:
+            self._woken()
+        done: list[Done] = []
+        for worker in watched:
+            if worker.jobs and worker.conn in ready:
+                try:
+                    graded: Graded = worker.conn.recv()
+                except (EOFError, OSError):
+                    pass  # it died while answering: handled below
+                else:
+                    job = worker.jobs.popleft()
+                    self._hand_out()  # its next job first: the caller's bookkeeping can wait, the worker not
+                    done.append(Done(job, graded))
+                    continue
+            elif worker.pidfd not in ready:
+                continue
+            worker.stop()
+            self.workers[self.workers.index(worker)] = start_worker(worker.core, self.data_values)
+            for job in reversed(worker.jobs):  # the first it held goes first again
+                lost = self._lost(job, DIED)
+                if lost is not None:
+                    done.append(lost)
+        self._hand_out()
+        return done
+
+    def _again(self, job: Job) -> None:
+        self.queue.appendleft(job)
+
+    def _hand_out(self) -> None:
         """A job to every idle worker; while plenty are left, a second one too, so that no worker waits
-        for us between two jobs. Near the end, one each, so that no worker sits on a job another could run."""
+        for us between two jobs. Near the end, one each, so that no worker sits on a job another could run
+        (a quick one behind a looping one there would wait for its timeout while another worker idles)."""
         for depth in (1, 2):
             for worker in self.workers:
-                if queue and len(worker.jobs) < depth and (depth == 1 or len(queue) > len(self.workers)):
-                    worker.send(queue.popleft())
+                if self.queue and len(worker.jobs) < depth and (depth == 1 or len(self.queue) > len(self.workers)):
+                    job = self.queue.popleft()
+                    try:
+                        worker.send(job)
+                    except OSError:
+                        pass  # it died: its pidfd says so, and the job is tried again with the others it held
 
-    def close(self) -> None:
-        """Stop every worker now: a job in progress is abandoned (the next run grades it)."""
+    def stop(self) -> list[Job]:
+        # A job second in line on a worker was not begun either.
+        unbegun = [job for w in self.workers for job in list(w.jobs)[1:]] + list(self.queue)
         for worker in self.workers:
             worker.stop()  # its sandbox dies with it (PR_SET_PDEATHSIG)
         self.workers = []
+        self.queue.clear()
+        return unbegun
 
 
 def cores_for(workers: int) -> list[int | None]:
@@ -130,17 +145,17 @@ def cores_for(workers: int) -> list[int | None]:
     return list(cores[:workers])
 
 
-# Out of the terminal's process group (Ctrl-C reaches the batch alone); Python 3.10 has no process_group.
+# Out of the terminal's process group (Ctrl-C reaches the caller alone); Python 3.10 has no process_group.
 _OWN_GROUP: dict[str, object] = {"process_group": 0} if sys.version_info >= (3, 11) else {"start_new_session": True}
 
 
-def _start(core: int | None, data_values: bool = False) -> _Worker:
+def start_worker(core: int | None, data_values: bool = False) -> Worker:
     ours, theirs = Pipe()
     # The worker imports grader from where this process did, installed or not.
     source = str(Path(grader.__file__).resolve().parent.parent)
     path = os.pathsep.join(p for p in (source, os.environ.get("PYTHONPATH", "")) if p)
     process = subprocess.Popen(
-        [sys.executable, "-m", "grader.batch.worker", str(theirs.fileno()), str(os.getpid()),
+        [sys.executable, "-m", "grader.workers.worker", str(theirs.fileno()), str(os.getpid()),
          *(["--data-values"] if data_values else [])],
         pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": path},
         **_OWN_GROUP)
@@ -152,4 +167,4 @@ def _start(core: int | None, data_values: bool = False) -> _Worker:
             pass
         except OSError:  # the core went offline or the mask changed: the scheduler places it
             core = None
-    return _Worker(process, ours, os.pidfd_open(process.pid), core)
+    return Worker(process, ours, os.pidfd_open(process.pid), core)

@@ -1,4 +1,4 @@
-"""The sandboxes of a local batch worker: forked by a fork server per course environment (sandbox/forks.py)
+"""The sandboxes of a local worker: forked by a fork server per course environment (sandbox/forks.py)
 where the layers in force allow it, else started as `grader check` starts them. One seam: the Backend that
 `grade()` is handed."""
 
@@ -45,7 +45,7 @@ class WorkerSandboxes:
 
 
 def describe() -> str:
-    """How a local batch's workers start their sandboxes, for the batch's description."""
+    """How local workers start their sandboxes, for the pool's description."""
     why = refusal(detect())
     return "each with a fork server" if not why else f"a sandbox started anew per submission (no fork server: {why})"
 

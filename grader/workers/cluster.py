@@ -1,0 +1,108 @@
+"""Dask workers: the same jobs, each through `grade_job` as a task on a worker of a Dask distributed cluster
+(Dask's public face only: `Client.submit`, a future's result).
+
+Workers must run one task at a time per process (`--nthreads 1`): a process holds a single sandbox uid."""
+
+from __future__ import annotations
+
+import logging
+import re
+from multiprocessing.connection import wait
+from typing import Any
+
+from grader.errors import UsageError
+from grader.workers.job import Done, Graded, Job
+from grader.workers.pool import RETRIES, Pool
+from grader.workers.run import grade_job
+
+ADDRESS = re.compile(r"^(?:(?:tcp|tls)://[^\s/:]+:\d+|local:\d+)$")
+
+
+def check_address(address: str) -> str:
+    """For argparse: tcp://HOST:PORT (tls:// too) or local:N."""
+    if not ADDRESS.match(address) or address == "local:0":
+        raise ValueError(address)
+    return address
+
+
+class DaskPool(Pool):
+    def __init__(self, address: str) -> None:
+        super().__init__()
+        try:
+            import dask
+            from distributed import Client, LocalCluster
+        except ImportError as error:
+            raise UsageError("--cluster needs Dask distributed: pip install '.[dask]' in the grader's checkout") from error
+        self.address = address
+        self.cluster: Any = None
+        if address.startswith("local:"):
+            # Its scheduler gives up on a task at the first worker that dies under it: the pool's retry
+            # policy then decides, as for local workers. (A cluster of its own keeps its own setting.)
+            with dask.config.set({"distributed.scheduler.allowed-failures": RETRIES - 1}):
+                self.cluster = LocalCluster(n_workers=int(address.split(":", 1)[1]), threads_per_worker=1,
+                                            processes=True, dashboard_address=None,
+                                            silence_logs=logging.ERROR)  # type: ignore[no-untyped-call]
+            self.client: Any = Client(self.cluster)  # type: ignore[no-untyped-call]
+        else:
+            try:
+                self.client = Client(address, timeout="15s")  # type: ignore[no-untyped-call]
+            except (OSError, TimeoutError) as error:
+                raise UsageError(f"cannot reach the Dask scheduler at {address}: {error}") from error
+        threads = self.client.nthreads()
+        self.size = len(threads)
+        self.crowded = sorted(w for w, n in threads.items() if n > 1)
+        self.futures: dict[Any, Job] = {}  # in flight, in the order submitted
+
+    def describe(self) -> str:
+        where = "a local Dask cluster" if self.cluster is not None else f"the Dask cluster at {self.address}"
+        note = (f" ({len(self.crowded)} started with several threads: each grades one submission at a time "
+                f"anyway; start workers with --nthreads 1)") if self.crowded else ""
+        return f"{self.size} worker{'s' if self.size != 1 else ''} of {where}{note}"
+
+    def submit(self, job: Job, priority: int = 0) -> None:
+        future = self.client.submit(grade_job, job, pure=False, priority=priority)
+        future.add_done_callback(lambda _: self.wake())  # on the Dask client's thread
+        self.futures[future] = job
+
+    def waiting(self) -> int:
+        # Dask holds what its workers cannot start yet; one in flight per worker is what they can.
+        return max(0, len(self.futures) - self.size)
+
+    def busy(self) -> bool:
+        return bool(self.futures)
+
+    def wait(self, timeout: float | None = None) -> list[Done]:
+        done = self._collect()
+        if not done:
+            if self._wake_read in wait([self._wake_read], timeout):
+                self._woken()
+            done = self._collect()
+        return done
+
+    def _collect(self) -> list[Done]:
+        done: list[Done] = []
+        for future in [f for f in self.futures if f.done()]:
+            job = self.futures.pop(future)
+            try:
+                graded: Graded = future.result()
+            except Exception as error:  # noqa: BLE001 - e.g. KilledWorker: the retry policy decides
+                lost = self._lost(job, f"the Dask task failed: {type(error).__name__}: {error}")
+                if lost is not None:
+                    done.append(lost)
+            else:
+                done.append(Done(job, graded))
+            future.release()
+        return done
+
+    def _again(self, job: Job) -> None:
+        self.submit(job, priority=1)
+
+    def stop(self) -> list[Job]:
+        # Dask does not say which tasks a worker began: none comes back (a restart's recovery has them).
+        self.futures.clear()
+        if self.client is not None:
+            self.client.close()
+            if self.cluster is not None:
+                self.cluster.close()
+            self.client = None
+        return []
