@@ -370,6 +370,7 @@ async def _send_json(send: Send, status: int, body: bytes) -> None:
 
 
 def make_app(server: Server) -> ASGIApp:
+    from grader.platforms.lti.routes import routes as lti_routes
     from grader.server.pages import page_routes
 
     routes = [
@@ -381,6 +382,7 @@ def make_app(server: Server) -> ASGIApp:
         Route("/api/regrade", post_regrade, methods=["POST"]),
         Route("/api/overrides", post_override, methods=["POST"]),
         *page_routes(),
+        *lti_routes(server),  # LTI 1.3: the LMS's launches, deep linking, the JWKS
     ]
     app = Starlette(routes=routes)
     app.state.server = server
