@@ -80,18 +80,22 @@ def sign_in(driver: Any, site: Site, username: str) -> None:
     from selenium.webdriver.common.by import By
 
     driver.delete_all_cookies()  # Moodle's and the tool's (both on 127.0.0.1): a new person
-    driver.get(f"{site.wwwroot}/login/index.php")
 
-    def filled() -> bool:
+    def signed_in() -> bool:
+        driver.get(f"{site.wwwroot}/login/index.php")
         for field, value in (("username", username), ("password", PASSWORD)):
             element = driver.find_element(By.ID, field)
             element.clear()
             element.send_keys(value)
-        return True
+        if driver.find_element(By.ID, "password").get_attribute("value") != PASSWORD:
+            return False
+        driver.find_element(By.ID, "loginbtn").click()
+        deadline = time.monotonic() + 30
+        while "login/index.php" in driver.current_url and time.monotonic() < deadline:
+            time.sleep(0.2)
+        return "login/index.php" not in driver.current_url
 
-    wait_for("the login form", filled)
-    driver.find_element(By.ID, "loginbtn").click()
-    wait_for(f"{username} signed in", lambda: "login/index.php" not in driver.current_url)
+    wait_for(f"{username} signed in", signed_in, timeout=240)
 
 
 def screenshot_on_failure(driver: Any, folder: Path) -> None:
