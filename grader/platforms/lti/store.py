@@ -183,11 +183,12 @@ class Store:
                                              (issuer, context))}
 
     def save_roster(self, issuer: str, context: str, members: list[dict[str, Any]]) -> None:
-        with self.state.transaction() as db:
-            db.execute("DELETE FROM lti_roster WHERE issuer = ? AND context = ?", (issuer, context))
-            db.executemany("INSERT INTO lti_roster VALUES (?, ?, ?, ?, ?, ?)",
-                           [(issuer, context, str(m.get("user_id")), m.get("name"), m.get("email"),
-                             json.dumps(m.get("roles", []))) for m in members if m.get("user_id")])
+        """The LMS's list of a course's members, added to those its launches showed (a launch is proof of
+        membership too, and a platform may page or filter its list)."""
+        for member in members:
+            if member.get("user_id"):
+                self.save_member(issuer, context, str(member["user_id"]), member.get("name"), member.get("email"),
+                                 member.get("roles") or [])
 
     def roster(self) -> list[dict[str, Any]]:
         rows = self._read("SELECT r.issuer, r.context, r.subject, r.name, r.email, r.roles, u.student FROM lti_roster r "

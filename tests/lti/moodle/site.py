@@ -123,8 +123,8 @@ class Site:
         (self.home / MARKER).write_text(f"installed {time.ctime()}\n")
 
     def _serve(self) -> None:
-        if not (self.source / "config.php").exists():  # the tree was cleaned: put the site's config back
-            (self.source / "config.php").write_bytes((self.home / "config.php").read_bytes())
+        # The tree holds one site's config.php at a time: this site's (a cleaned tree, or another home's, is fixed).
+        (self.source / "config.php").write_bytes((self.home / "config.php").read_bytes())
         log = open(self.home / "php.log", "ab")
         web = subprocess.Popen([*PHP, "-S", f"127.0.0.1:{self.web_port}"], cwd=self.source, stdout=log, stderr=log,
                                start_new_session=True, env={**os.environ, "PHP_CLI_SERVER_WORKERS": "4"})
