@@ -44,6 +44,7 @@ class Platform:
     jwk: dict[str, Any] = field(default_factory=dict)
     scores: list[dict[str, Any]] = field(default_factory=list)
     score_headers: list[dict[str, str]] = field(default_factory=list)
+    score_paths: list[str] = field(default_factory=list)
     fail_scores: int = 0  # answer 500 to this many score posts first
     members: list[dict[str, Any]] = field(default_factory=list)
     tokens_issued: list[dict[str, Any]] = field(default_factory=list)
@@ -88,6 +89,7 @@ class Platform:
                         return
                     platform.scores.append(json.loads(body))
                     platform.score_headers.append(dict(self.headers))
+                    platform.score_paths.append(self.path)
                     self._send(200, {})
                 else:
                     self._send(404, {})
@@ -103,7 +105,9 @@ class Platform:
                     return
                 claims = jwt.decode(assertion, jwt.PyJWK(found[0]).key, algorithms=["RS256"],
                                     audience=f"{platform.issuer}/token")
-                assert claims["iss"] == claims["sub"] == platform.client_id
+                if not claims["iss"] == claims["sub"] == platform.client_id:
+                    self._send(401, {"error": "not the registered client"})
+                    return
                 platform.tokens_issued.append({"kid": kid, "scope": form.get("scope", [""])[0]})
                 self._send(200, {"access_token": "platform-access-token", "token_type": "Bearer", "expires_in": 3600})
 
