@@ -207,3 +207,45 @@ def test_a_login_from_an_unregistered_issuer_or_for_another_target_is_refused(to
         "iss": platform.issuer, "login_hint": "x", "client_id": platform.client_id,
         "target_link_uri": "https://evil.example/lti/launch"})
     assert elsewhere.status_code == 400 and "not this server" in elsewhere.text
+
+
+def test_a_forged_or_unknown_deep_linking_launch_id_is_refused(tool: Served, platform: Platform) -> None:
+    teacher = Browser(platform)
+    teacher.sign_in(sub="user-grace", roles=(INSTRUCTOR,))
+    page = teacher.get("/lti/exercises/add")
+    csrf = re.search(r"name=csrf value=([\w-]+)", page.text)[1]  # type: ignore[index]
+    for launch_id in ("lti1p3-launch-00000000-0000-0000-0000-000000000000", "", "x" * 3000):
+        answer = teacher.session.post(f"{platform.tool_url}/lti/deep-link",
+                                      data={"csrf": csrf, "launch": launch_id, "exercise": "add"})
+        assert answer.status_code == 403 and "expired or is unknown" in answer.text
+
+
+def test_over_https_a_learners_session_works_framed_and_a_staff_session_stays_same_site(
+        tmp_path_factory: pytest.TempPathFactory, platform: Platform) -> None:
+    from tests.batch.classroom import write_course
+    from tests.conftest import run_cli
+
+    root = tmp_path_factory.mktemp("secure")
+    served = Served(root, root / "state", write_course(root))
+    assert run_cli("serve", "lti", "add-platform", "--state", served.state, *platform.registration()).returncode == 0
+    served.start("--workers", "1")  # Secure cookies, as behind an HTTPS proxy
+    saved, platform.tool_url = platform.tool_url, served.url
+    try:
+        def session_cookie(**claims: object) -> str:
+            browser = Browser(platform)
+            state, nonce = browser.begin()
+            # The state cookie is Secure: an HTTP client keeps it but does not send it; send it as a browser
+            # behind HTTPS would.
+            jar = "; ".join(f"{c.name}={c.value}" for c in browser.session.cookies)
+            answer = requests.post(f"{served.url}/lti/launch", allow_redirects=False, headers={"Cookie": jar},
+                                   data={"state": state, "id_token": platform.sign(platform.claims(nonce, **claims))})
+            assert answer.status_code == 303, answer.text
+            return next(c for c in answer.raw.headers.getlist("set-cookie") if c.startswith("grader_session="))
+
+        learner = session_cookie(sub="user-hal").lower()
+        assert "samesite=none" in learner and "secure" in learner and "httponly" in learner
+        staff = session_cookie(sub="user-ida", roles=(INSTRUCTOR,)).lower()
+        assert "samesite=lax" in staff and "secure" in staff
+    finally:
+        platform.tool_url = saved
+        served.stop()

@@ -67,12 +67,15 @@ def _refused(request: Request, reason: str, status: int = 403) -> HTMLResponse:
     return _page(request, "The launch was refused", f"<p>{html.escape(reason)}</p>", status)
 
 
-def _set_cookie(request: Request, response: Response, name: str, value: str, seconds: int | None = None) -> None:
+def _set_cookie(request: Request, response: Response, name: str, value: str, seconds: int | None = None,
+                framed: bool = True) -> None:
+    """`framed`: a cookie the page in the LMS's iframe needs. Framed by another site, a cookie is sent only
+    when SameSite=None, which browsers take only with Secure; a server on plain HTTP (--insecure-cookies)
+    keeps Lax, usable when the LMS is on the same site. A staff session is never SameSite=None: the staff API
+    is not to be reachable by another site's request riding on a cookie."""
     secure = request.app.state.server.secure_cookies
-    # Framed by another site, a cookie is sent only when SameSite=None, which browsers take only with
-    # Secure; a server on plain HTTP (--insecure-cookies) keeps Lax, usable when the LMS is on the same site.
     response.set_cookie(name, value, max_age=seconds, httponly=True, secure=secure,
-                        samesite="none" if secure else "lax", path="/")
+                        samesite="none" if secure and framed else "lax", path="/")
 
 
 def _csrf(request: Request) -> str:
@@ -169,7 +172,7 @@ async def launch(request: Request) -> Response:
         return _refused(request, "this kind of LTI message is not one the tool answers", 400)
     from grader.server.pages import COOKIE
 
-    _set_cookie(request, response, COOKIE, token)
+    _set_cookie(request, response, COOKIE, token, framed=not staff)
     return response
 
 
@@ -205,22 +208,21 @@ async def deep_link(request: Request) -> Response:
 
     from grader.platforms.lti.protocol import LaunchError, restored_launch
 
-    caller = _caller(request)
     params = await _params(request)
-    if caller is None or not caller.staff:
-        return _refused(request, "only an instructor adds exercises to a course")
     if not _csrf_ok(request, params.get("csrf")):
         return _refused(request, "a stale form: launch the tool again from the course")
     server, store = request.app.state.server, _store(request)
     exercise_id = params.get("exercise", "")
     if exercise_id not in server.exercises.ids():
         return _refused(request, f"no exercise {exercise_id!r} in this course", 404)
-    try:
+    try:  # the launch's id is the instructor's proof: given only to the browser that made the launch
         launched = restored_launch(store, params.get("launch", ""))
         if not launched.is_deep_link_launch():
             raise LaunchError("not a deep-linking launch")
     except LaunchError as problem:
         return _refused(request, f"the course's request has expired or is unknown: {problem}")
+    if not _is_staff(launched.get_launch_data()):
+        return _refused(request, "only an instructor adds exercises to a course")
     exercise = server.exercises.get(exercise_id)[0]
     resource = (DeepLinkResource().set_url(f"{_base(request)}/lti/launch").set_title(exercise.title)
                 .set_custom_params({"exercise": exercise_id})
@@ -228,7 +230,8 @@ async def deep_link(request: Request) -> Response:
                               .set_resource_id(exercise_id).set_tag("grader")))
     deep = launched.get_deep_link()
     token = await run_in_threadpool(deep.get_response_jwt, [resource])
-    target = deep._deep_link_settings["deep_link_return_url"]
+    settings = launched.get_launch_data()["https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"]
+    target = str(settings["deep_link_return_url"])
     origin = "{0.scheme}://{0.netloc}".format(urlsplit(target))
     body = (f"<p>{html.escape(exercise.title)} is ready to be added to the course.</p>"
             f"<form method=post action=\"{html.escape(target, quote=True)}\">"
