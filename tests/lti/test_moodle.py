@@ -27,7 +27,7 @@ from tests.server.conftest import ADD, WRONG, Served
 
 SOURCE = os.environ.get("GRADER_TEST_MOODLE")
 pytestmark = pytest.mark.skipif(not SOURCE, reason="GRADER_TEST_MOODLE (a folder holding Moodle's source tree) "
-                                                   "is not set: see README, 'LTI 1.3 against a real Moodle'")
+                                                   "is not set: see README, 'Inside the LMS, by LTI 1.3'")
 # The Moodle this was proven with: alonsoarias/Moodle_Dev's root commit, Moodle 4.5.5+ (Build: 20250613).
 MOODLE_COMMIT = "1047f18f458effd00d3ac1525d4e1895e6048d0f"
 PASSWORD = "Grader-test-1!"
@@ -46,6 +46,7 @@ def site() -> Iterator[Site]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    pytest.importorskip("selenium", reason="the Moodle test drives Chromium with selenium: pip install selenium")
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
