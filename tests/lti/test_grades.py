@@ -145,3 +145,26 @@ def test_platforms_come_from_a_file_and_bad_ones_are_a_usage_error(tool: Served,
     assert refused.returncode == 2 and "http(s) URL" in refused.stderr
     assert run_cli("serve", "lti", "add-platform", "--state", tool.state, "--issuer", "x").returncode == 2
     assert jwt  # the module's JWTs are real ones: see tests/lti/platform.py
+
+
+def test_a_score_that_would_reveal_hidden_tests_is_held_until_the_deadline(
+        tmp_path_factory, platform: Platform) -> None:  # type: ignore[no-untyped-def]
+    from tests.batch.classroom import write_course
+
+    root = tmp_path_factory.mktemp("held")
+    served = Served(root, root / "state", write_course(root))
+    (root / "grader-course.yaml").write_text("rules:\n  deadline: 2999-01-01T00:00:00Z\n  hidden: after-deadline\n")
+    assert run_cli("serve", "lti", "add-platform", "--state", served.state, *platform.registration()).returncode == 0
+    served.start("--insecure-cookies", "--workers", "1")
+    saved, platform.tool_url = platform.tool_url, served.url
+    try:
+        gil = Browser(platform)
+        gil.sign_in(sub="user-gil")
+        submit(gil, "add", ADD)
+        graded_scores(gil, "add")
+        synced = sync(served)
+        assert [t["held"] for t in synced["sent"] if t["user_id"] == "user-gil"]
+        assert not any(s["userId"] == "user-gil" for s in platform.scores)
+    finally:
+        platform.tool_url = saved
+        served.stop()

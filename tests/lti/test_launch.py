@@ -249,3 +249,15 @@ def test_over_https_a_learners_session_works_framed_and_a_staff_session_stays_sa
     finally:
         platform.tool_url = saved
         served.stop()
+
+
+def test_a_second_launch_in_the_same_browser_keeps_its_session_and_another_person_gets_their_own(
+        tool: Served, platform: Platform) -> None:
+    browser = Browser(platform)
+    browser.sign_in(sub="user-jo")
+    first = browser.session.cookies.get("grader_session")
+    browser.sign_in(sub="user-jo")
+    assert browser.session.cookies.get("grader_session") == first
+    browser.sign_in(sub="user-kim")
+    assert browser.session.cookies.get("grader_session") != first
+    assert "Signed in as kim." in browser.get("/lti/exercises/add").text

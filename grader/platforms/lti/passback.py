@@ -2,7 +2,8 @@
 
 A sync, not a hook: each round compares the score the gradebook counts now (build_gradebook: the rules,
 the late penalty, overrides) with the last score the LMS accepted for that (resource link, student), and
-sends what differs. A regrade or an override therefore sends the new score with no call from their code;
+sends what differs. A regrade or an override therefore sends the new score with no call from their code; a score that would
+tell a student what their hidden tests do is held until the deadline;
 a send that fails is kept with its error (staff see it at /api/lti/status) and tried again, less often each
 time, until the LMS takes it."""
 
@@ -41,6 +42,7 @@ def send_scores(server: Any, store: Store, now: float | None = None) -> list[dic
     book, applied = build_gradebook(server.state, server.exercises, server.rules)
     scores = {(a["student"], a["exercise"]): float(a["score"]) for a in applied}  # type: ignore[arg-type]
     maxima = {row.id: row.max_score for row in book.exercises}
+    with_hidden = {row.id for row in book.exercises if any(t["hidden"] for t in row.tests)}
     sends = store.sends()
     tried: list[dict[str, Any]] = []
     connectors: dict[tuple[str, str], Any] = {}
@@ -52,6 +54,10 @@ def send_scores(server: Any, store: Store, now: float | None = None) -> list[dic
         for subject, student in store.users(link.issuer).items():
             score = scores.get((student, link.exercise))
             if score is None or subject not in members:
+                continue
+            if _held(server.rules, student, link.exercise, link.exercise in with_hidden, now):
+                tried.append({"link": link.link, "user_id": subject, "student": student, "score": None,
+                              "held": "until the deadline: the score would tell what the hidden tests do"})
                 continue
             last = sends.get((link.issuer, link.link, subject))
             if last is not None:
@@ -76,6 +82,15 @@ def send_scores(server: Any, store: Store, now: float | None = None) -> list[dic
             tried.append({"link": link.link, "user_id": subject, "student": student, "score": score,
                           "error": problem})
     return tried
+
+
+def _held(rules: Any, student: str, exercise: str, has_hidden: bool, now: float) -> bool:
+    """A score is not sent while the student may not see their hidden tests' verdicts and a deadline is
+    still to come: in the LMS's gradebook it would tell them what the pages hide."""
+    if not has_hidden or rules.of(exercise).hidden == "always":
+        return False
+    deadline = rules.deadline_of(student, exercise)
+    return deadline is not None and now <= deadline
 
 
 def _reason(error: Exception) -> str:

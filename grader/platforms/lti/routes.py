@@ -153,7 +153,14 @@ async def launch(request: Request) -> Response:
     context = str((body.get(f"{CLAIM}context") or {}).get("id", ""))
     name = store.user(issuer, subject, _name_of(body), staff)
     store.save_member(issuer, context, subject, body.get("name"), body.get("email"), body.get(f"{CLAIM}roles") or [])
-    token = tokens.issue(server.state, name, staff=staff)
+    from grader.server.pages import COOKIE
+
+    # A browser that launched as this person before keeps its session: a token per launch would fill the
+    # table with tokens of the same person.
+    token = request.cookies.get(COOKIE, "")
+    held = tokens.caller_of(server.state, token)
+    if held is None or held.student != name or held.staff != staff:
+        token = tokens.issue(server.state, name, staff=staff)
     if checked.is_deep_link_launch():
         if not staff:
             return _refused(request, "only an instructor adds exercises to a course")
@@ -170,8 +177,6 @@ async def launch(request: Request) -> Response:
         _passback(server).wake()  # a new link or member may have a score waiting
     else:
         return _refused(request, "this kind of LTI message is not one the tool answers", 400)
-    from grader.server.pages import COOKIE
-
     _set_cookie(request, response, COOKIE, token, framed=not staff)
     return response
 
