@@ -101,6 +101,7 @@ def sign_in(driver: Any, site: Site, username: str) -> None:
 
 def screenshot_on_failure(driver: Any, folder: Path) -> None:
     try:
+        (folder / "frame.html").write_text(driver.page_source)
         driver.switch_to.default_content()
         driver.save_screenshot(str(folder / "moodle.png"))
         (folder / "moodle.html").write_text(driver.page_source)
