@@ -59,6 +59,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     many.add_argument("--roster", metavar="CSV", type=Path, required=True, help="the roster (a `folder` column)")
     _state_option(many)
     many.set_defaults(run=run_tokens)
+    from grader.platforms.lti.command import add_parser as add_lti  # `grader serve lti ...`
+
+    add_lti(actions, _state_option)
 
     submit = subparsers.add_parser(
         "submit", help="submit a file to the course's server and print its report",

@@ -479,6 +479,7 @@ async def _send_json(send: Send, status: int, body: bytes) -> None:
 
 
 def make_app(server: Server) -> ASGIApp:
+    from grader.platforms.lti.routes import routes as lti_routes
     from grader.server.pages import page_routes
 
     routes = [
@@ -491,6 +492,7 @@ def make_app(server: Server) -> ASGIApp:
         Route("/api/overrides", post_override, methods=["POST"]),
         Route("/api/openapi.json", lambda _: Response(openapi_json(), media_type="application/json"), methods=["GET"]),
         *page_routes(),
+        *lti_routes(server),  # LTI 1.3: the LMS's launches, deep linking, the JWKS
     ]
     app = Starlette(routes=routes)
     app.state.server = server
