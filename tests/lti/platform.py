@@ -178,7 +178,8 @@ class Browser:
 
     def begin(self, **extra: str) -> tuple[str, str]:
         """The tool's redirect to the platform's authorisation: (state, nonce) the tool chose."""
-        answer = self.session.post(f"{self.platform.tool_url}/lti/login", allow_redirects=False, data={
+        answer = self.session.post(f"{self.platform.tool_url}/lti/login", allow_redirects=False,
+                                   headers=self.from_the_lms, data={
             "iss": self.platform.issuer, "login_hint": "hint-1", "client_id": self.platform.client_id,
             "target_link_uri": f"{self.platform.tool_url}/lti/launch", "lti_message_hint": "m-1", **extra})
         assert answer.status_code == 302, answer.text
@@ -189,7 +190,12 @@ class Browser:
 
     def launch(self, state: str, id_token: str) -> requests.Response:
         return self.session.post(f"{self.platform.tool_url}/lti/launch", data={"state": state, "id_token": id_token},
-                                 allow_redirects=False)
+                                 headers=self.from_the_lms, allow_redirects=False)
+
+    @property
+    def from_the_lms(self) -> dict[str, str]:
+        """What a browser says of a form the LMS's page posts to the tool: another site's origin."""
+        return {"Origin": self.platform.issuer, "Sec-Fetch-Site": "cross-site"}
 
     def sign_in(self, **claims: Any) -> requests.Response:
         state, nonce = self.begin()

@@ -34,18 +34,8 @@ CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance,
           response_schema_conformance]
 
 
-def _is_bad_id(case: Any) -> bool:
-    text = str((case.path_parameters or {}).get("number", ""))
-    return not (text.isascii() and text.isdigit()) or len(text) > 18
-
-
 # (method, path, which inputs, the bug): a 5xx on such an input is the named bug, expected until it is fixed.
-KNOWN: list[tuple[str, str, Callable[[Any], bool], str]] = [
-    ("GET", "/api/submissions/{number}", _is_bad_id,
-     "issue 36: a submission id past SQLite's 64-bit integers (2**63, 30 digits) is a 500 (integer overflow)"),
-    ("GET", "/api/gradebook", lambda case: (case.query or {}).get("format") == "moodle",
-     "issue 36: format=moodle on a server without --roster is a 500, not a 422 with the reason"),
-]
+KNOWN: list[tuple[str, str, Callable[[Any], bool], str]] = []
 
 
 @pytest.fixture(scope="module")

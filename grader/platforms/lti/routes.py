@@ -253,7 +253,7 @@ def _caller(request: Request) -> Any:
 
 
 async def exercise_page(request: Request) -> Response:
-    from grader.server.views import submission_json
+    from grader.server.views import shown as seen_by
 
     caller = _caller(request)
     server = request.app.state.server
@@ -266,7 +266,7 @@ async def exercise_page(request: Request) -> Response:
     now = time.time()
     rows, busy = [], False
     for submission in reversed(server.state.list(student=caller.student, exercise=exercise_id)):
-        shown = submission_json(submission, server.rules, caller.staff, now)
+        shown = seen_by(submission, caller, server.rules, now, server.private)
         report = shown.get("report") or {}
         busy = busy or submission.status in ("queued", "running")
         score = (f"{report.get('score')} / {report.get('max_score')}" if isinstance(report, dict) and
@@ -359,6 +359,11 @@ def _has_links(server: Any) -> bool:
             return bool(server.state.db.execute("SELECT 1 FROM lti_links LIMIT 1").fetchall())
     except Exception:  # noqa: BLE001 - no table: this server was never launched from an LMS
         return False
+
+
+# Posted by the LMS's page, another site by design: what vouches for them is the platform's signed token and
+# the login's state, not a browser's session, so the server's same-origin rule leaves them be.
+CROSS_SITE_PATHS = frozenset({"/lti/login", "/lti/launch"})
 
 
 def routes(server: Any) -> list[BaseRoute]:
