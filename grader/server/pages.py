@@ -166,14 +166,10 @@ def exercise_facts(request: Request, caller: Caller, exercise_id: str) -> dict[s
     rules = server.rules.of(exercise_id)
     lateness = server.rules.lateness(caller.student, exercise_id, now)
     deadline = lateness.deadline
-    late = rules.late
-    cutoff = None
-    if late is not None and late.cutoff is not None:
-        cutoff = late.cutoff + (deadline - (rules.deadline or deadline) if deadline is not None else 0)
     left = None if caller.staff else allowance(server.state, server.rules, caller.student, exercise_id, now)
     return {"id": exercise_id, "title": exercise.title, "statement": exercise.statement, "deadline": deadline,
             "remaining": span(deadline - now) if deadline is not None and deadline > now else None,
-            "late": late, "cutoff": cutoff, "too_late": lateness.too_late and not caller.staff, "allowance": left,
+            "late": rules.late, "cutoff": server.rules.cutoff_of(caller.student, exercise_id), "too_late": lateness.too_late and not caller.staff, "allowance": left,
             "window": span(left.window) if left is not None else None,
             "frees_in": span(left.frees_at - now) if left is not None and left.frees_at is not None else None}
 

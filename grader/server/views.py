@@ -14,8 +14,8 @@ from pathlib import Path
 from grader.batch.gradebook import Cell, Gradebook
 from grader.batch.store import ExerciseRow
 from grader.model import Outcome, Report
-from grader.records import record
 from grader.outputs.json_report import as_json, gradebook_json
+from grader.records import record
 from grader.server.inputs import strict_json
 from grader.server.queue import Exercises
 from grader.server.rules import CourseRules, Lateness

@@ -33,7 +33,7 @@ rules:
     shown = text_of(before.body)
     assert "Return `a + b`." in shown  # the statement
     assert "2 d 3 h left" in shown
-    assert "10 % off per day started late" in shown
+    assert f"10 % off per day started late; nothing is taken after {stamp(now + 5 * DAY)}." in shown
     assert "Submissions left: 3 of 3 per 1 h." in shown
 
     served.wait(alice, served.submit(alice, "add", ADD).body["id"])
@@ -44,6 +44,8 @@ rules:
 
     for_bob = text_of(served.call("GET", "/exercises/add", headers=signed_in(bob)).body)
     assert "9 d left" in for_bob and "Submissions left: 3 of 3" in for_bob  # his extension, his own count
+    moved = stamp(now + 5 * DAY + (9 * DAY + 600) - (2 * DAY + 3 * 3600 + 600))
+    assert f"nothing is taken after {moved}." in for_bob  # the cut-off moves with his deadline
 
     served.submit(alice, "add", ADD)
     spent = text_of(served.call("GET", "/exercises/add", headers=signed_in(alice)).body)
