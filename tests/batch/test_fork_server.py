@@ -199,16 +199,27 @@ def test_the_servers_font_cache_is_kept_where_no_submission_can_write(tmp_path: 
     assert any(fonts.glob("fontlist-*.json")) and not (fonts / "fontlist-planted.json").exists()
 
 
-def _processes_with(marker: str) -> list[int]:
+def _processes_with(marker: str, ours_only: bool = False) -> list[int]:
+    """The processes whose command line holds `marker`; `ours_only`: descendants of pytest alone, so that
+    another run's fork servers on a shared machine are not counted (a leftover that escaped is not one)."""
     found = []
     for pid in os.listdir("/proc"):
         if pid.isdigit():
             try:
-                if marker.encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
+                if marker.encode() in Path(f"/proc/{pid}/cmdline").read_bytes() and (not ours_only or _ours(int(pid))):
                     found.append(int(pid))
             except OSError:
                 pass
     return found
+
+
+def _ours(pid: int) -> bool:
+    while pid > 1:
+        if pid == os.getpid():
+            return True
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        pid = int(stat[stat.rindex(")") + 2:].split()[1])  # the parent: the field after the state
+    return False
 
 
 SLOW_ADD = '''import time
@@ -235,7 +246,7 @@ def test_a_fork_server_killed_mid_batch_is_replaced_and_every_student_gets_a_ver
 
     def kill_the_first_server() -> None:
         while not done.is_set():
-            servers = _processes_with("grader_fork_server")
+            servers = _processes_with("grader_fork_server", ours_only=True)
             seen.update(servers)
             if servers and not killed and len(seen) == 1:
                 time.sleep(1.0)  # a few submissions in
