@@ -19,7 +19,7 @@ from grader.records import record
 from grader.workers.job import Graded, GradingKey
 
 FIRST_SCHEMA = "1"  # what SCHEMA creates; MIGRATIONS bring it, or an old store, up to SCHEMA_VERSION
-SCHEMA_VERSION = 3  # PRAGMA user_version of an up-to-date store
+SCHEMA_VERSION = 4  # PRAGMA user_version of an up-to-date store
 KEY = "submission_hash, exercise_hash, grader_version, run_all"
 SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -68,6 +68,10 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
     ),
     3: (  # a visible test's input, as the student's page shows it
         "ALTER TABLE outcomes ADD COLUMN input TEXT",
+    ),
+    4: (  # what a visible test printed (bounded), as `grader check` shows it: the gradebook's formats carry it
+        "ALTER TABLE outcomes ADD COLUMN stdout TEXT NOT NULL DEFAULT ''",
+        "ALTER TABLE outcomes ADD COLUMN stderr TEXT NOT NULL DEFAULT ''",
     ),
 }
 
@@ -184,11 +188,12 @@ class Store:
                 return False
             self.db.executemany(
                 f"INSERT INTO outcomes ({KEY}, position, test, verdict, points, max_points, hidden, big, feedback, "
-                "details, expected, actual, cpu_seconds, limit_seconds, limit_source, input) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "details, expected, actual, cpu_seconds, limit_seconds, limit_source, input, stdout, stderr) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [_storable((*_key(graded.key), position, o.test, str(o.verdict), o.points, o.max_points,
                             int(o.hidden), int(o.big), o.feedback, o.details, o.expected, o.actual, o.cpu_seconds,
-                            o.limit_seconds, o.limit_source, o.input)) for position, o in enumerate(report.outcomes)])
+                            o.limit_seconds, o.limit_source, o.input, o.stdout, o.stderr))
+                 for position, o in enumerate(report.outcomes)])
             self.db.executemany(
                 f"INSERT OR IGNORE INTO staff_details ({KEY}, test, expected, actual, traceback) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -211,14 +216,15 @@ class Store:
         """Every grading the current class refers to, with its outcomes in test order."""
         outcomes: dict[GradingKey, list[Outcome]] = {}
         query = (f"SELECT {KEY}, test, verdict, points, max_points, hidden, big, feedback, details, expected, "
-                 f"actual, cpu_seconds, limit_seconds, limit_source, input FROM outcomes WHERE ({KEY}) IN "
+                 f"actual, cpu_seconds, limit_seconds, limit_source, input, stdout, stderr FROM outcomes WHERE ({KEY}) IN "
                  f"(SELECT {KEY} FROM submissions) ORDER BY {KEY}, position")
         for s, e, g, a, test, verdict, points, max_points, hidden, big, feedback, details, expected, actual, \
-                cpu, limit, source, given in self.db.execute(query):
+                cpu, limit, source, given, printed, errors in self.db.execute(query):
             outcomes.setdefault(GradingKey(s, e, g, bool(a)), []).append(Outcome(
                 test=test, verdict=Verdict(verdict), points=points, max_points=max_points, hidden=bool(hidden),
                 big=bool(big), feedback=feedback, details=details, expected=expected, actual=actual,
-                cpu_seconds=cpu, limit_seconds=limit, limit_source=source, input=given))
+                cpu_seconds=cpu, limit_seconds=limit, limit_source=source, input=given, stdout=printed,
+                stderr=errors))
         found: dict[GradingKey, StoredGrading] = {}
         query = (f"SELECT {KEY}, exercise, label, isolation, verdict, cpu_seconds, wall_seconds, run_id, notes "
                  f"FROM gradings WHERE ({KEY}) IN (SELECT {KEY} FROM submissions)")

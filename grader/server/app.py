@@ -35,7 +35,7 @@ from grader.server.queue import Exercises, GradingLoop
 from grader.server.rules import CourseRules
 from grader.server.state import STATUSES, Override, State
 from grader.server.tokens import Caller
-from grader.server.views import GRADEBOOK_FORMATS, build_gradebook, gradebook_text, shown
+from grader.server.views import GRADEBOOK_FORMATS, allowance, build_gradebook, gradebook_text, shown
 
 HAND_IN_SUFFIXES = (".py", ".ipynb", ".zip")  # and the kind's own (.txt for a prediction)
 MULTIPART_OVERHEAD = 64 * 1024  # the form's boundaries and small fields, beyond the file itself
@@ -204,14 +204,11 @@ async def accept_upload(server: Server, caller: Caller, request: Request,
 def _over_the_rules(server: Server, student: str, exercise_id: str, now: float) -> Response | None:
     if server.rules.lateness(student, exercise_id, now).too_late:
         return error(403, f"the late cut-off for {exercise_id} has passed: no more submissions are taken")
-    rate = server.rules.of(exercise_id).rate
-    if rate is None:
+    left = allowance(server.state, server.rules, student, exercise_id, now)
+    if left is None or left.left > 0 or left.frees_at is None:
         return None
-    recent = server.state.list(student=student, exercise=exercise_id, since=now - rate.window)
-    if len(recent) < rate.submissions:
-        return None
-    wait = recent[-rate.submissions].submitted_at + rate.window - now
-    return error(429, f"{rate.submissions} submissions of {exercise_id} per {rate.window:g} s at most; try again "
+    wait = left.frees_at - now
+    return error(429, f"{left.of} submissions of {exercise_id} per {left.window:g} s at most; try again "
                       f"in {math.ceil(wait)} s", **{"Retry-After": str(max(1, math.ceil(wait)))})
 
 

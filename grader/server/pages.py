@@ -1,5 +1,6 @@
 """The server's pages, rendered here with jinja2 (autoescape: every student text is escaped), no script:
-a sign-in with a token, a student's page (submit, their submissions), a submission's report (reloading
+a sign-in with a token, a student's page (submit, their submissions), an exercise's page (its statement,
+the deadline and time left, the submissions left), a submission's report (reloading
 itself until graded), and the staff page (progress per exercise and verdict, the queue, a student's history,
 overrides, regrades).
 
@@ -50,7 +51,13 @@ def environment() -> Environment:
     from grader.server.views import iso
 
     env.filters["when"] = iso
+    env.filters["points"] = points
     return env
+
+
+def points(score: object) -> str:
+    """A score as a person reads it: 6.4, not 6.3999999999999995."""
+    return f"{round(score, 2):g}" if isinstance(score, (int, float)) and not isinstance(score, bool) else "—"
 
 
 def page(request: Request, template: str, status: int = 200, **values: Any) -> HTMLResponse:
@@ -138,6 +145,54 @@ async def me(request: Request) -> Response:
     server = request.app.state.server
     return page(request, "student.html.j2", student=caller.student, exercises=server.exercises.ids(),
                 submissions=history(request, caller, caller.student), error="")
+
+
+def span(seconds: float) -> str:
+    """A stretch of time as a person reads it, to its two largest units: 2 d 3 h, 9 d, 59 min 58 s."""
+    seconds = max(0, int(seconds))
+    parts = [(seconds // 86400, "d"), (seconds % 86400 // 3600, "h"), (seconds % 3600 // 60, "min"), (seconds % 60, "s")]
+    first = next((i for i, (amount, _) in enumerate(parts) if amount), len(parts) - 1)
+    return " ".join(f"{amount} {unit}" for amount, unit in parts[first:first + 2] if amount) or "0 s"
+
+
+def exercise_facts(request: Request, caller: Caller, exercise_id: str) -> dict[str, Any]:
+    """What the exercise's page says to `caller` now: its statement, their deadline (extensions included)
+    and the time left, the late rule, and what the rate rule leaves them (staff: no limit)."""
+    from grader.server.views import allowance
+
+    server = request.app.state.server
+    now = time.time()
+    exercise = server.exercises.get(exercise_id)[0]
+    rules = server.rules.of(exercise_id)
+    lateness = server.rules.lateness(caller.student, exercise_id, now)
+    deadline = lateness.deadline
+    left = None if caller.staff else allowance(server.state, server.rules, caller.student, exercise_id, now)
+    return {"id": exercise_id, "title": exercise.title, "statement": exercise.statement, "deadline": deadline,
+            "remaining": span(deadline - now) if deadline is not None and deadline > now else None,
+            "late": rules.late, "cutoff": server.rules.cutoff_of(caller.student, exercise_id), "too_late": lateness.too_late and not caller.staff, "allowance": left,
+            "window": span(left.window) if left is not None else None,
+            "frees_in": span(left.frees_at - now) if left is not None and left.frees_at is not None else None}
+
+
+async def exercise_page(request: Request) -> Response:
+    from starlette.concurrency import run_in_threadpool
+
+    from grader.errors import GraderError
+
+    caller = _caller(request)
+    if caller is None:
+        return RedirectResponse("/", status_code=303)
+    server = request.app.state.server
+    exercise_id = request.path_params["exercise"]
+    if exercise_id not in server.exercises.ids():
+        return not_found(request, "No such exercise.")
+    try:
+        facts = await run_in_threadpool(exercise_facts, request, caller, exercise_id)
+    except GraderError:
+        return page(request, "message.html.j2", 503, title="Not available",
+                    message="This exercise cannot be shown right now; staff can see why.")
+    mine = [s for s in history(request, caller, caller.student) if s["exercise"] == exercise_id]
+    return page(request, "exercise.html.j2", exercise=facts, submissions=mine, staff=caller.staff)
 
 
 async def submit(request: Request) -> Response:
@@ -283,6 +338,7 @@ def page_routes() -> list[BaseRoute]:
         Route("/me", me, methods=["GET"]),
         Route("/submit", submit, methods=["POST"]),
         Route("/submissions/{number}", submission_page, methods=["GET"]),
+        Route("/exercises/{exercise}", exercise_page, methods=["GET"]),
         Route("/staff", staff, methods=["GET"]),
         Route("/staff/students/{student:path}", staff_student, methods=["GET"]),
         Route("/staff/regrade", staff_regrade, methods=["POST"]),

@@ -86,10 +86,17 @@ class CourseRules:
         late = rules.late
         if late is None:
             return Lateness(True, seconds, 0.0, False, deadline)
-        moved = deadline - (rules.deadline or deadline)  # an extension moves the cut-off with the deadline
-        too_late = late.cutoff is not None and at > late.cutoff + moved
+        cutoff = self.cutoff_of(student, exercise)
+        too_late = cutoff is not None and at > cutoff
         units = math.ceil(seconds / PER[late.per])
         return Lateness(True, seconds, min(100.0, units * late.penalty), too_late, deadline)
+
+    def cutoff_of(self, student: str, exercise: str) -> float | None:
+        """After it nothing of this student's is taken: an extension moves the cut-off with the deadline."""
+        rules, deadline = self.of(exercise), self.deadline_of(student, exercise)
+        if rules.late is None or rules.late.cutoff is None:
+            return None
+        return rules.late.cutoff + (deadline - (rules.deadline or deadline) if deadline is not None else 0)
 
     def hidden_shown(self, student: str, exercise: str, now: float) -> bool:
         """Whether a student sees their hidden tests' verdicts now."""

@@ -15,9 +15,10 @@ from grader.batch.gradebook import Cell, Gradebook
 from grader.batch.store import ExerciseRow
 from grader.model import Outcome, Report
 from grader.outputs.json_report import as_json, gradebook_json
+from grader.records import record
 from grader.server.inputs import strict_json
 from grader.server.queue import Exercises
-from grader.server.rules import CourseRules
+from grader.server.rules import CourseRules, Lateness
 from grader.server.state import State, Submission
 from grader.server.tokens import Caller
 
@@ -78,6 +79,12 @@ def _unpathed_outcome(outcome: Outcome, private: tuple[str, ...]) -> Outcome:
     return replace(outcome, feedback=feedback, details=details)
 
 
+def counted_score(score: float, lateness: Lateness) -> float | None:
+    """The late rule: what a hand-in graded `score` counts for, its late penalty taken off; nothing after
+    the cut-off. The gradebook and every reply use this one rule, so a student sees what the gradebook keeps."""
+    return None if lateness.too_late else score * (1 - lateness.penalty / 100)
+
+
 def _as_json(submission: Submission, rules: CourseRules, inputs: dict[str, str] | None) -> dict[str, object]:
     lateness = rules.lateness(submission.student, submission.exercise, submission.submitted_at)
     report = submission.report if submission.status in ("done", "error") else None
@@ -92,12 +99,37 @@ def _as_json(submission: Submission, rules: CourseRules, inputs: dict[str, str] 
         "status": submission.status, "submitted_at": iso(submission.submitted_at), "late": lateness.late,
         "late_penalty": lateness.penalty, "file": submission.sent_name, "graded_at": iso(submission.graded_at),
         "report": view,
+        # From the report as this reader sees it (a student's: visible tests only until hidden are released).
+        "counted_score": counted_score(report.score, lateness) if report is not None and
+        submission.status == "done" else None,
     }
     if view is not None and inputs:
         entry["inputs"] = inputs
     if submission.error:
         entry["error"] = submission.error
     return entry
+
+
+@record
+class Allowance:
+    """What the rate rule leaves a student of an exercise now."""
+    left: int  # submissions they may still make in the window
+    of: int  # the rule's `rate.submissions`
+    window: float  # seconds
+    frees_at: float | None  # when the next one frees up (none: none is used)
+
+
+def allowance(state: State, rules: CourseRules, student: str, exercise: str, now: float) -> Allowance | None:
+    """The rate rule for one student and exercise (none: the exercise has no rate rule). An upload is refused
+    when nothing is left; the exercise's page shows what is."""
+    rate = rules.of(exercise).rate
+    if rate is None:
+        return None
+    recent = state.list(student=student, exercise=exercise, since=now - rate.window)
+    left = max(0, rate.submissions - len(recent))
+    # The oldest within the window frees first; with nothing left, the one that brings the count under.
+    frees = recent[-rate.submissions] if left == 0 else (recent[0] if recent else None)
+    return Allowance(left, rate.submissions, rate.window, frees.submitted_at + rate.window if frees else None)
 
 
 def build_gradebook(state: State, exercises: Exercises, rules: CourseRules) -> tuple[Gradebook, list[dict[str, object]]]:
@@ -119,9 +151,9 @@ def build_gradebook(state: State, exercises: Exercises, rules: CourseRules) -> t
         if submission.exercise not in known or submission.report is None or submission.status != "done":
             continue
         lateness = rules.lateness(submission.student, submission.exercise, submission.submitted_at)
-        if lateness.too_late:
+        score = counted_score(submission.report.score, lateness)
+        if score is None:
             continue
-        score = submission.report.score * (1 - lateness.penalty / 100)
         where = (submission.student, submission.exercise)
         best = rules.of(submission.exercise).counts == "best"
         if where not in counted or not best or score >= counted[where][1]:
