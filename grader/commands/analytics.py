@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from grader.commands.arguments import whole_number
 from grader.exit_codes import ExitCode
 
 EXIT_CODES = """exit status:
@@ -35,19 +36,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
                              "same tests as a group of students")
     parser.add_argument("--exercise", metavar="ID", action="append", default=None,
                         help="only this exercise (repeatable; default: every exercise someone handed in)")
-    parser.add_argument("--top", metavar="N", type=_positive, default=None,
+    parser.add_argument("--top", metavar="N", type=whole_number(1, 10_000), default=None,
                         help="wrong answers per test and failure patterns per exercise (default: 10)")
     parser.set_defaults(run=run_analytics, parser=parser)
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if not 1 <= value <= 10_000:
-        raise argparse.ArgumentTypeError(f"must be between 1 and 10000, not {value}")
-    return value
 
 
 def run_analytics(args: argparse.Namespace) -> ExitCode:

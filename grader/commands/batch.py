@@ -10,6 +10,7 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from grader.errors import UsageError
+from grader.commands.arguments import whole_number
 from grader.exit_codes import ExitCode
 from grader.outputs import batch_outputs
 
@@ -49,7 +50,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
                              "$GRADER_EXERCISES, else the bundled one)")
     parser.add_argument("--out", metavar="DIR", type=Path, default=Path("grader-out"),
                         help="output folder: database, gradebooks, reports (default: grader-out)")
-    parser.add_argument("--workers", metavar="N", type=_positive, default=None,
+    parser.add_argument("--workers", metavar="N", type=whole_number(1), default=None,
                         help=f"local worker processes (default: one per core, {len(os.sched_getaffinity(0))} here)")
     parser.add_argument("--cluster", metavar="ADDRESS", type=_address,
                         help="grade on a Dask cluster: tcp://HOST:PORT, or local:N to start N local workers")
@@ -114,16 +115,6 @@ def run_show(args: argparse.Namespace) -> ExitCode:
         args.parser.error(str(error))  # the usage of `batch show`, exit status 2
     render(shown, Console(highlight=False, emoji=False, soft_wrap=False))
     return ExitCode.OK
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
 
 
 def _address(text: str) -> str:

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from grader.errors import UsageError
+from grader.commands.arguments import whole_number
 from grader.exit_codes import ExitCode
 
 TOKEN_VARIABLE = "GRADER_TOKEN"
@@ -25,9 +26,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
                                                          "current folder or above, else $GRADER_EXERCISES)")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8000, help="port (default: 8000; 0 picks a free one)")
-    serve.add_argument("--workers", metavar="N", type=_positive, default=None,
+    serve.add_argument("--workers", metavar="N", type=whole_number(1), default=None,
                        help=f"local grading worker processes (default: one per core, {len(os.sched_getaffinity(0))} here)")
-    serve.add_argument("--max-upload", metavar="KIB", type=_positive, default=2048,
+    serve.add_argument("--max-upload", metavar="KIB", type=whole_number(1), default=2048,
                        help="largest hand-in accepted, in KiB (default: 2048)")
     serve.add_argument("--roster", metavar="CSV", type=Path, help="who is who, for the LMS gradebooks "
                                                                  "(the roster `grader batch --roster` reads)")
@@ -36,10 +37,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
                             "(the grader's dask extra)")
     serve.add_argument("--name", help="with --database: this server's name among those sharing it, the same "
                                       "after a restart (default: HOST:PORT)")
-    serve.add_argument("--max-connections", metavar="N", type=_positive, default=None,
+    serve.add_argument("--max-connections", metavar="N", type=whole_number(1), default=None,
                        help="connections open at once (default: 4096, fewer if the open-file limit is low); "
                             "over it, the oldest one still waiting on its request is closed")
-    serve.add_argument("--max-per-address", metavar="N", type=_not_negative, default=None,
+    serve.add_argument("--max-per-address", metavar="N", type=whole_number(0), default=None,
                        help="connections open at once from one client address (default: 128; 0: no cap, "
                             "behind a reverse proxy on this host)")
     serve.add_argument("--read-timeout", metavar="SECONDS", type=_seconds, default=20.0,
@@ -84,26 +85,6 @@ def _state_option(parser: argparse.ArgumentParser, required: bool = True) -> Non
     parser.add_argument("--database", metavar="URL",
                         help="a PostgreSQL database (postgresql://...) instead of the state folder's SQLite: "
                              "several servers may share it and the folder (the grader's postgres extra)")
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
-
-
-def _not_negative(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError("must be 0 or more")
-    return value
 
 
 def _seconds(text: str) -> float:
