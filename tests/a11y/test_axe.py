@@ -25,6 +25,19 @@ def test_the_page_has_no_wcag_2_1_aa_violation(page: Page, site: Site, chrome: A
     assert not violations, f"{page.name} ({chrome.current_url}):\n{described(violations)}"
 
 
+def test_the_class_histogram_says_in_words_how_many_students_each_bar_counts(site: Site, chrome: Any) -> None:
+    """A drawing's text alternative carries what it shows (WCAG 1.1.1): every bar's range and count."""
+    open_page(site, chrome, next(p for p in PAGES if p.where == "batch:html/index.html"))
+    label = chrome.execute_script("return document.querySelector('#histogram svg').getAttribute('aria-label')")
+    bars = chrome.execute_script(
+        "return Array.from(document.querySelectorAll('#histogram rect.bar title')).map(t => t.textContent)")
+    assert len(bars) == 10
+    for bar in bars:  # "30–40%: 2 students"
+        share, count = bar.split(": ")
+        assert f"{share}: {count.split()[0]}" in label, (bar, label)
+    assert sum(int(bar.split(": ")[1].split()[0]) for bar in bars) == 8
+
+
 @pytest.mark.parametrize("page", PAGES, ids=str)
 def test_no_verdict_is_told_by_colour_alone(page: Page, site: Site, chrome: Any) -> None:
     """Every element coloured for a verdict says it in words or a symbol too (a swatch: its legend's line)."""
