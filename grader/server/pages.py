@@ -248,7 +248,10 @@ async def staff(request: Request) -> Response:
         progress.setdefault(exercise, Counter())[str(submission.report.verdict)] += 1
     queue = [s for s in everything if s.status in ("queued", "running")]
     return page(request, "staff.html.j2", progress=progress, queue=queue, counts=server.state.counts(),
-                students=server.state.students(), message=request.query_params.get("message", ""))
+                students=server.state.students(), message=request.query_params.get("message", ""),
+                # Updated every 10 s only when asked: a page that reloads by itself is one a screen reader
+                # cannot finish reading (WCAG 2.2.1).
+                live=request.query_params.get("live") == "1")
 
 
 async def staff_student(request: Request) -> Response:

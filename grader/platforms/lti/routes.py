@@ -57,7 +57,7 @@ def _page(request: Request, title: str, body: str, status: int = 200, form_to: s
     text = (f"<!doctype html><html lang=en><head><meta charset=utf-8><title>{html.escape(title)}</title>"
             "<style>body{font-family:system-ui,sans-serif;margin:1rem}table{border-collapse:collapse}"
             "td,th{padding:.2rem .6rem;border-bottom:1px solid #ccc;text-align:left}</style></head>"
-            f"<body><h1>{html.escape(title)}</h1>{body}</body></html>")
+            f"<body><main><h1>{html.escape(title)}</h1>{body}</main></body></html>")
     return HTMLResponse(text, status_code=status, headers={
         "Content-Security-Policy": csp, "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
         "Cache-Control": "no-store"})
@@ -279,7 +279,7 @@ async def exercise_page(request: Request) -> Response:
             f"<form method=post enctype=multipart/form-data action=/lti/exercises/{html.escape(exercise_id)}>"
             f"<input type=hidden name=csrf value={html.escape(csrf)}>"
             f"<input type=hidden name=exercise value={html.escape(exercise_id)}>"
-            "<input type=file name=file required> <button id=submit>Submit</button></form>"
+            "<label>File <input type=file name=file required></label> <button id=submit>Submit</button></form>"
             "<table id=submissions><tr><th>submission</th><th>status</th><th>score</th><th>sent</th></tr>"
             f"{''.join(rows)}</table>")
     if busy:
