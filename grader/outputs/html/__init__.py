@@ -12,7 +12,7 @@ from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-from grader.batch.gradebook import Gradebook, PassRate, file_names, histogram, pass_rates
+from grader.gradebook import Gradebook, PassRate, file_names, histogram, pass_rates
 from grader.batch.per_exercise import exercise_summaries
 from grader.model import Verdict
 from grader.outputs import Output

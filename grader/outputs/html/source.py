@@ -13,7 +13,7 @@ import re
 from pathlib import Path, PurePosixPath
 
 from grader.batch.discover import refused_because
-from grader.batch.gradebook import Cell
+from grader.gradebook import Cell
 from grader.handins.text import MAX_FILE_BYTES
 from grader.model import Verdict
 from grader.records import record
