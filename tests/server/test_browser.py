@@ -195,3 +195,7 @@ def test_a_ta_walks_from_the_grid_to_a_student_and_a_submissions_code(served: Se
     browser.wait_for("location.pathname.startsWith('/submissions/') && document.querySelector('#L1') !== null")
     assert browser.evaluate("document.querySelector('#L2').innerText").endswith("return a + b")
     screenshot(browser, tmp_path / "artefacts" / "staff-submission.png")
+    browser.evaluate("document.querySelector('#staff-links a[href^=\"/staff/analytics/\"]').click()")
+    browser.wait_for("location.pathname === '/staff/analytics/add' && document.readyState === 'complete'")
+    assert "3 students handed it in (4 submissions)" in browser.text()
+    screenshot(browser, tmp_path / "artefacts" / "staff-analytics.png")
