@@ -3,7 +3,9 @@ test folded under it, a legend, a sortable gradebook) and html/students/<student
 feedback and diff, and the student's code with the lines a traceback points at) and html/staff/<student>.html (the hidden
 tests' expected values, outputs and tracebacks: for staff only). Verdicts are words as well
 as colours. jinja2 with autoescape: student text is always escaped; the templates are the .j2 files of this
-folder."""
+folder. class_parts.html.j2 (the histogram, the per-exercise rows, the legend, a gradebook cell) and
+source.code_lines (a student's code with line anchors) are shared with the server's staff pages, which load
+this folder beside their own (`shared` sets up what they need)."""
 
 from __future__ import annotations
 
