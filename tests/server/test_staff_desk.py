@@ -164,6 +164,14 @@ def test_hostile_query_values_are_ignored_never_a_500(desk: Served, query: str) 
         assert "<b>x</b>" not in html
 
 
+@pytest.mark.parametrize("path", [
+    "/staff/analytics/%ff", "/staff/analytics/%00", "/staff/analytics/" + "a" * 5000, "/staff/students/%ED%A0%80",
+    "/staff/students/%00", "/staff/students/..%2F..%2Fetc", "/submissions/99999999999999999999", "/submissions/-1",
+])
+def test_hostile_staff_paths_are_4xx_never_a_500(desk: Served, path: str) -> None:
+    assert staff_get(desk, path)[0] == 404
+
+
 def test_hostile_analytics_queries_are_4xx(desk: Served) -> None:
     for query in ("exercise=" + "a" * 100_000, "exercise=%00", "exercise=add&format=xml", "exercise=add&table=../x",
                   "exercise=%ED%A0%80"):
