@@ -39,6 +39,11 @@ def exercise_analytics(handins: Iterable[object], exercise: str, *,
     return next((e for e in entries if e["id"] == exercise), None)
 
 
+def empty_exercise(exercise: str) -> dict[str, object]:
+    """The entry of an exercise nobody handed in yet: no students, no tests, nothing failing."""
+    return _exercise(exercise, {}, (), TOP, [])
+
+
 def _exercise_of(handin: object) -> object:
     if isinstance(handin, Mapping):
         return handin.get("exercise")

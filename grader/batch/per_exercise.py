@@ -6,7 +6,7 @@ from __future__ import annotations
 import statistics
 from collections import Counter
 
-from grader.batch.gradebook import Cell, Gradebook
+from grader.gradebook import Cell, Gradebook
 from grader.model import Verdict
 from grader.records import record
 

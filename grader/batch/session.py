@@ -13,7 +13,7 @@ from pathlib import Path
 from rich.console import Console
 
 from grader.batch.discover import ClassFolder, NameRule, discover
-from grader.batch.gradebook import Gradebook
+from grader.gradebook import Gradebook
 from grader.batch.plan import Plan, make_plan
 from grader.batch.progress import BatchProgress
 from grader.batch.store import Store

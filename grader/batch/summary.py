@@ -12,7 +12,7 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
-from grader.batch.gradebook import Gradebook, histogram, pass_rates
+from grader.gradebook import Gradebook, histogram, pass_rates
 from grader.batch.per_exercise import ExerciseSummary, exercise_summaries
 from grader.batch.progress import verdict_counts
 from grader.model import Verdict

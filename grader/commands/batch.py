@@ -23,7 +23,7 @@ ROSTER_COLUMNS = ("folder", "name", "id", "sis_id", "login", "email", "section",
 if TYPE_CHECKING:  # the batch machinery is imported when a batch runs: every other command starts faster
     from rich.console import Console
 
-    from grader.batch.gradebook import Gradebook
+    from grader.gradebook import Gradebook
     from grader.batch.roster import Roster
     from grader.batch.session import Batch
 

@@ -11,7 +11,7 @@ from grader.registry import load
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from grader.batch.gradebook import Gradebook
+    from grader.gradebook import Gradebook
     from grader.model import Report
 
 

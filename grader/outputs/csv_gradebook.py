@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from grader.batch.gradebook import Gradebook
+from grader.gradebook import Gradebook
 from grader.outputs import Output
 from grader.outputs.cells import csv_text
 from grader.outputs.files import write_atomic

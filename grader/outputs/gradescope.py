@@ -12,7 +12,7 @@ from grader.platforms.gradescope import Graded, results
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from grader.batch.gradebook import Gradebook
+    from grader.gradebook import Gradebook
     from grader.model import Report
 
 FOLDER = "gradescope"
@@ -30,7 +30,7 @@ class GradescopeResults(Output):
         out.write("\n")
 
     def write(self, book: Gradebook, folder: Path) -> list[Path]:
-        from grader.batch.gradebook import file_names
+        from grader.gradebook import file_names
         from grader.outputs.files import swapped_folder, write_atomic
 
         with swapped_folder(folder / FOLDER) as building:

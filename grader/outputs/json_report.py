@@ -12,7 +12,7 @@ from grader.outputs import Output
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from grader.batch.gradebook import Cell, Gradebook
+    from grader.gradebook import Cell, Gradebook
 
 VERSION = 1  # of the report, and of grades.json
 FILE = "grades.json"

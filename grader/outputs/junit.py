@@ -10,7 +10,7 @@ import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from grader.batch.gradebook import Gradebook
+from grader.gradebook import Gradebook
 from grader.model import Outcome, Verdict
 from grader.outputs import Output
 from grader.outputs.files import write_atomic

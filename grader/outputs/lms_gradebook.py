@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from grader.batch.gradebook import Gradebook
+from grader.gradebook import Gradebook
 from grader.errors import UsageError
 from grader.outputs import Output
 from grader.outputs.cells import csv_text

@@ -480,6 +480,7 @@ async def _send_json(send: Send, status: int, body: bytes) -> None:
 def make_app(server: Server) -> ASGIApp:
     from grader.platforms.lti.routes import CROSS_SITE_PATHS
     from grader.platforms.lti.routes import routes as lti_routes
+    from grader.server.analytics_routes import get_analytics
     from grader.server.pages import page_routes
 
     routes = [
@@ -490,6 +491,7 @@ def make_app(server: Server) -> ASGIApp:
         Route("/api/gradebook", get_gradebook, methods=["GET"]),
         Route("/api/regrade", post_regrade, methods=["POST"]),
         Route("/api/overrides", post_override, methods=["POST"]),
+        Route("/api/analytics", get_analytics, methods=["GET"]),
         Route("/api/openapi.json", lambda _: Response(openapi_json(), media_type="application/json"), methods=["GET"]),
         *page_routes(),
         *lti_routes(server),  # LTI 1.3: the LMS's launches, deep linking, the JWKS

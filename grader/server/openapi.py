@@ -11,6 +11,10 @@ from pathlib import Path
 from typing import Any
 
 API_SCHEMA = Path(__file__).resolve().parent.parent / "schemas" / "server-api.schema.json"
+# GET /api/analytics answers an exercise of `grader analytics --format json`: its schema's $defs join the
+# components, named analytics_<def>.
+ANALYTICS_SCHEMA = API_SCHEMA.with_name("analytics.schema.json")
+ANALYTICS_TABLES = ("exercises", "tests", "wrong-answers", "failure-patterns", "mutants")
 STATUSES = ("queued", "running", "done", "error")
 GRADEBOOK_FORMATS = ("json", "csv", "canvas", "moodle", "plain")
 
@@ -56,6 +60,8 @@ def _components() -> dict[str, Any]:
     """server-api.schema.json's $defs, their references pointed at components/schemas."""
     text = API_SCHEMA.read_text(encoding="utf-8").replace('"#/$defs/', '"#/components/schemas/')
     schemas: dict[str, Any] = json.loads(text)["$defs"]
+    analytics = ANALYTICS_SCHEMA.read_text(encoding="utf-8").replace('"#/$defs/', '"#/components/schemas/analytics_')
+    schemas.update({f"analytics_{name}": schema for name, schema in json.loads(analytics)["$defs"].items()})
     return schemas
 
 
@@ -142,6 +148,21 @@ def document() -> dict[str, Any]:
                                                        "score": {"type": "number"},
                                                        "reason": {"type": "string"}}}, "stored"),
                           **_errors(401, 403, 404, 422)},
+        }},
+        "/api/analytics": {"get": {
+            "operationId": "analytics", "summary": "What students get wrong in an exercise (staff): per test, "
+                                                   "the share failing by their latest submission, and the "
+                                                   "wrong answers grouped, an example submission each.",
+            "parameters": [
+                {"name": "exercise", "in": "query", "required": True, "schema": exercise,
+                 "description": "the exercise's id"},
+                _query("format", {"enum": ["json", "csv"]}, "json (default), or one of its tables as CSV"),
+                _query("table", {"enum": list(ANALYTICS_TABLES)}, "with format=csv: which table (tests by default)")],
+            "responses": {
+                "200": {"description": "the exercise's analytics (nobody handed it in: no tests, no students)",
+                        "content": {"application/json": {"schema": _ref("analytics_exercise")},
+                                    "text/csv": {"schema": {"type": "string"}}}},
+                **_errors(401, 403, 404, 422)},
         }},
     }
     for operations in paths.values():  # the body's bound and the connections' cap come before any route

@@ -1,8 +1,10 @@
 """The server's pages, rendered here with jinja2 (autoescape: every student text is escaped), no script:
 a sign-in with a token, a student's page (submit, their submissions), an exercise's page (its statement,
 the deadline and time left, the submissions left), a submission's report (reloading
-itself until graded), and the staff page (progress per exercise and verdict, the queue, a student's history,
-overrides, regrades).
+itself until graded), and the staff's: the class (the batch report's histogram and per-exercise bars, drawn by
+the same templates, above a grid of students × exercises sorted and filtered by its query: grid.py), a
+student's page (every submission, its report as staff see it), a submission's code with line anchors, what
+students get wrong per exercise (analytics_routes.py), the queue, overrides, regrades.
 
 Signed in, the browser holds the token in an HttpOnly, SameSite=Strict, Secure cookie. Every form carries a
 CSRF token that must equal the one in its own cookie (double submit), compared in constant time, and a form
@@ -18,6 +20,7 @@ import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from starlette.requests import Request
@@ -47,9 +50,14 @@ def session_token(request: Request) -> str | None:
 
 @functools.cache
 def environment() -> Environment:
-    env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=True, undefined=StrictUndefined)
+    """This folder's templates, and the batch report's (grader/outputs/html): the parts both draw alike."""
+    from grader.outputs.html import TEMPLATES as SHARED
+    from grader.outputs.html import shared
+
+    env = Environment(loader=FileSystemLoader([TEMPLATES, SHARED]), autoescape=True, undefined=StrictUndefined)
     from grader.server.views import iso
 
+    shared(env)
     env.filters["when"] = iso
     env.filters["points"] = points
     return env
@@ -227,18 +235,40 @@ async def submission_page(request: Request) -> Response:
     found = server.state.get(number) if number is not None else None
     if found is None or not (caller.staff or found.student == caller.student):
         return not_found(request, "No such submission.")
+    code = stored_code(server, found) if caller.staff else None
     return page(request, "submission.html.j2", submission=shown(found, caller, server.rules, time.time(),
-                                                                server.private), staff=caller.staff)
+                                                                server.private), staff=caller.staff, code=code)
 
 
 async def staff(request: Request) -> Response:
+    """The class: the histogram and per-exercise bars of the batch report, and the grid (grid.py) sorted and
+    filtered by the query; `live=1` reloads it as the queue moves."""
+    from starlette.concurrency import run_in_threadpool
+
     caller = _caller(request)
     if caller is None:
         return RedirectResponse("/", status_code=303)
     if not caller.staff:
         return page(request, "message.html.j2", 403, title="Staff only", message="This page is for staff.")
     server = request.app.state.server
+    values = await run_in_threadpool(class_values, server, dict(request.query_params))
+    return page(request, "staff.html.j2", **values, message=request.query_params.get("message", "")[:200])
+
+
+def class_values(server: Any, params: dict[str, str]) -> dict[str, Any]:
+    from grader.batch.per_exercise import exercise_summaries
+    from grader.gradebook import histogram
+    from grader.outputs.html import rates_by_exercise
+    from grader.server.grid import class_grid, read_query
+    from grader.server.views import build_gradebook
+
+    book, applied = build_gradebook(server.state, server.exercises, server.rules)
     everything = server.state.list()
+    counted = {int(entry["submission"]) for entry in applied}  # type: ignore[call-overload]
+    late = {s.id: server.rules.lateness(s.student, s.exercise, s.submitted_at).late
+            for s in everything if s.id in counted}
+    query, ignored = read_query(params, [e.id for e in book.exercises])
+    grid = class_grid(book, applied, Counter((s.student, s.exercise) for s in everything), late, query, ignored)
     latest: dict[tuple[str, str], Any] = {}
     for submission in everything:
         if submission.report is not None:
@@ -246,15 +276,15 @@ async def staff(request: Request) -> Response:
     progress: dict[str, Counter[str]] = {e: Counter() for e in server.exercises.ids()}
     for (_, exercise), submission in latest.items():
         progress.setdefault(exercise, Counter())[str(submission.report.verdict)] += 1
-    queue = [s for s in everything if s.status in ("queued", "running")]
-    return page(request, "staff.html.j2", progress=progress, queue=queue, counts=server.state.counts(),
-                students=server.state.students(), message=request.query_params.get("message", ""),
-                # Updated every 10 s only when asked: a page that reloads by itself is one a screen reader
-                # cannot finish reading (WCAG 2.2.1).
-                live=request.query_params.get("live") == "1")
+    return {"grid": grid, "book": book, "bins": histogram(book), "summaries": exercise_summaries(book),
+            "rates": rates_by_exercise(book), "progress": progress, "counts": server.state.counts(),
+            "queue": [s for s in everything if s.status in ("queued", "running")],
+            "analytics": {e.id: f"/staff/analytics/{quote(e.id, safe='')}" for e in book.exercises}}
 
 
 async def staff_student(request: Request) -> Response:
+    """A student, for staff: the grid's row (what counts, and why), then every submission of each exercise
+    with its report as staff see it (hidden tests too), linked to its page and its code."""
     caller = _caller(request)
     if caller is None or not caller.staff:
         return RedirectResponse("/", status_code=303)
@@ -263,8 +293,31 @@ async def staff_student(request: Request) -> Response:
     if student not in server.state.students():
         return not_found(request, "No such student.")
     overrides = {e: o for (s, e), o in server.state.overrides().items() if s == student}
-    return page(request, "staff_student.html.j2", student=student, submissions=history(request, caller, student),
+    from starlette.concurrency import run_in_threadpool
+
+    values = await run_in_threadpool(class_values, server, {"name": ""})
+    row = next((r for r in values["grid"].rows if r.student == student), None)
+    submissions = history(request, caller, student)
+    return page(request, "staff_student.html.j2", student=student, submissions=submissions, row=row,
                 overrides=overrides, exercises=server.exercises.ids())
+
+
+def stored_code(server: Any, submission: Any) -> Any:
+    """The hand-in's text, for staff, with line anchors (source.code_lines); None for a zip or a file that is
+    not UTF-8 text."""
+    from grader.handins.text import MAX_FILE_BYTES
+    from grader.outputs.html.source import text_source
+
+    path = server.state.path_of(submission)
+    if path.suffix == ".zip":
+        return None
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+        text = data.decode("utf-8").removeprefix("\ufeff")
+    except (OSError, UnicodeDecodeError):
+        return None
+    return text_source(text)
 
 
 async def staff_regrade(request: Request) -> Response:
@@ -305,8 +358,6 @@ async def staff_override(request: Request) -> Response:
     except Refused as problem:
         return page(request, "message.html.j2", problem.status, title="Not stored", message=problem.reason)
     server.state.set_override(override)
-    from urllib.parse import quote
-
     return RedirectResponse(f"/staff/students/{quote(override.student, safe='')}", status_code=303)
 
 
@@ -330,10 +381,15 @@ async def staff_similarity(request: Request) -> Response:
         return RedirectResponse("/staff/similarity/index.html", status_code=303)
     if not re.fullmatch(r"index\.html|pairs/\d{1,6}\.html", name) or not (out / "similarity" / name).is_file():
         return page(request, "message.html.j2", 404, title="Not found", message="No such page.")
-    return HTMLResponse((out / "similarity" / name).read_text(encoding="utf-8"), headers=HEADERS)
+    html = (out / "similarity" / name).read_text(encoding="utf-8")
+    back = '<p><a href="/staff" id="back-to-grid">← the class grid</a></p>'  # the report's own links stay
+    html = re.sub(r"(<body[^>]*>)", lambda found: found[1] + back, html, count=1)
+    return HTMLResponse(html, headers=HEADERS)
 
 
 def page_routes() -> list[BaseRoute]:
+    from grader.server.analytics_routes import analytics_page
+
     return [
         Route("/", home, methods=["GET"]),
         Route("/login", login, methods=["POST"]),
@@ -348,4 +404,5 @@ def page_routes() -> list[BaseRoute]:
         Route("/staff/override", staff_override, methods=["POST"]),
         Route("/staff/similarity", staff_similarity, methods=["GET"]),
         Route("/staff/similarity/{page:path}", staff_similarity, methods=["GET"]),
+        Route("/staff/analytics/{exercise}", analytics_page, methods=["GET"]),
     ]

@@ -11,7 +11,7 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 
-from grader.batch.gradebook import Cell, Gradebook
+from grader.gradebook import Cell, Gradebook
 from grader.batch.store import ExerciseRow
 from grader.model import Outcome, Report
 from grader.outputs.json_report import as_json, gradebook_json

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from grader.batch.discover import ClassFolder, Found
-from grader.batch.gradebook import Gradebook
+from grader.gradebook import Gradebook
 from grader.model import Exercise
 from grader.outputs import Output
 from grader.similarity import html

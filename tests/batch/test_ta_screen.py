@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from grader.batch.gradebook import Gradebook
+from grader.gradebook import Gradebook
 from grader.batch.progress import BatchProgress, Snapshot, progress_line
 from grader.batch.store import Store
 from grader.batch.summary import summary

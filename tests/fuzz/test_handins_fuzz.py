@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from grader.batch.gradebook import file_names
+from grader.gradebook import file_names
 from grader.batch.layouts import HandIn, settle_names
 from grader.checkers import CHECKERS
 from grader.course import Course

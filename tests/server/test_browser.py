@@ -140,3 +140,62 @@ def test_a_student_signs_in_with_a_token_submits_and_sees_the_report(served: Ser
     browser.wait_for("location.pathname === '/staff' && document.readyState === 'complete'")
     progress = str(browser.evaluate("document.querySelector('#progress').innerText"))
     assert "add\tpassed: 1\t1" in progress, progress
+
+
+def screenshot(browser: Browser, path: Path, width: int = 1280, height: int = 1000) -> Path:
+    """The page as a PNG, into the tests' artefacts: tmp_path's, and the folder GRADER_TEST_ARTEFACTS names when
+    set (CI keeps it), so that a person can see what the pages look like."""
+    import base64
+
+    browser.call("Emulation.setDeviceMetricsOverride", width=width, height=height, deviceScaleFactor=1, mobile=False)
+    data = base64.b64decode(browser.call("Page.captureScreenshot", format="png")["data"])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    kept = os.environ.get("GRADER_TEST_ARTEFACTS")
+    if kept:
+        Path(kept).mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, Path(kept) / path.name)
+    return path
+
+
+def test_a_ta_walks_from_the_grid_to_a_student_and_a_submissions_code(served: Served, browser: Browser,
+                                                                        tmp_path: Path) -> None:
+    from tests.batch.png import read_png, where
+    from tests.server.conftest import WRONG
+
+    staff = served.token("prof", staff=True)
+    served.start("--workers", "1")
+    for student, text in (("alice", ADD), ("bob", WRONG), ("carol", WRONG), ("carol", ADD)):
+        token = served.token(student)
+        served.wait(token, served.submit(token, "add", text).body["id"])
+    browser.go(served.url + "/")
+    browser.evaluate(f"document.querySelector('input[name=token]').value = {json.dumps(staff)}")
+    browser.evaluate("document.querySelector('#sign-in').click()")
+    browser.wait_for("location.pathname === '/staff' && document.querySelector('#grid') !== null")
+    shot = screenshot(browser, tmp_path / "artefacts" / "staff-grid.png")
+    _, _, rows = read_png(shot)
+    assert len(where(rows, (0xE6, 0x61, 0x01))) > 200, "the histogram's bars are not on screen"
+    assert where(rows, (0xDC, 0xF1, 0xDC)), "no passed cell is on screen"
+
+    # Sorted by a heading's link, no script: bob (0) last when add is sorted descending.
+    browser.evaluate("Array.from(document.querySelectorAll('#grid thead a')).find(a => a.href.includes('sort=add')).click()")
+    browser.wait_for("location.search === '?sort=add' && document.readyState === 'complete' && "
+                     "document.querySelectorAll('#grid tbody th').length === 3")
+    browser.evaluate("document.querySelector('#grid thead a[href*=\"sort=add\"]').click()")
+    browser.wait_for("location.search === '?sort=add&order=desc' && document.readyState === 'complete' && "
+                     "document.querySelectorAll('#grid tbody th').length === 3")
+    names = browser.evaluate("Array.from(document.querySelectorAll('#grid tbody th')).map(th => th.innerText)")
+    assert names == ["alice", "carol", "bob"], names
+
+    browser.evaluate("Array.from(document.querySelectorAll('#grid tbody th a')).find(a => a.innerText === 'carol').click()")
+    browser.wait_for("location.pathname === '/staff/students/carol' && document.readyState === 'complete'")
+    assert "add(5000, 1) (hidden)" in browser.text()  # staff see the hidden tests
+    screenshot(browser, tmp_path / "artefacts" / "staff-student.png")
+    browser.evaluate("document.querySelector('details.submission-report p a').click()")
+    browser.wait_for("location.pathname.startsWith('/submissions/') && document.querySelector('#L1') !== null")
+    assert browser.evaluate("document.querySelector('#L2').innerText").endswith("return a + b")
+    screenshot(browser, tmp_path / "artefacts" / "staff-submission.png")
+    browser.evaluate("document.querySelector('#staff-links a[href^=\"/staff/analytics/\"]').click()")
+    browser.wait_for("location.pathname === '/staff/analytics/add' && document.readyState === 'complete'")
+    assert "3 students handed it in (4 submissions)" in browser.text()
+    screenshot(browser, tmp_path / "artefacts" / "staff-analytics.png")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from grader.batch.gradebook import Gradebook
+from grader.gradebook import Gradebook
 from grader.batch.store import Store
 from grader.course import Course
 from grader.similarity import batch_output

@@ -12,7 +12,7 @@ from typing import TextIO
 import pytest
 
 from grader import cli
-from grader.batch.gradebook import Gradebook
+from grader.gradebook import Gradebook
 from grader.model import Outcome, Report, Verdict
 from grader.outputs import OUTPUTS, Entry, Output
 from grader.outputs.files import write_atomic

@@ -3,7 +3,9 @@ test folded under it, a legend, a sortable gradebook) and html/students/<student
 feedback and diff, and the student's code with the lines a traceback points at) and html/staff/<student>.html (the hidden
 tests' expected values, outputs and tracebacks: for staff only). Verdicts are words as well
 as colours. jinja2 with autoescape: student text is always escaped; the templates are the .j2 files of this
-folder."""
+folder. class_parts.html.j2 (the histogram, the per-exercise rows, the legend, a gradebook cell) and
+source.code_lines (a student's code with line anchors) are shared with the server's staff pages, which load
+this folder beside their own (`shared` sets up what they need)."""
 
 from __future__ import annotations
 
@@ -12,12 +14,12 @@ from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-from grader.batch.gradebook import Gradebook, PassRate, file_names, histogram, pass_rates
+from grader.gradebook import Gradebook, PassRate, file_names, histogram, pass_rates
 from grader.batch.per_exercise import exercise_summaries
 from grader.model import Verdict
 from grader.outputs import Output
 from grader.outputs.files import swapped_folder, write_atomic
-from grader.outputs.html.source import source_of
+from grader.outputs.html.source import code_lines, source_of
 from grader.text import (DIFF_CAPTION, NOTHING, body_form, cpu_time, diff_lines, escape_controls, points,
                          whole_file_problem)
 
@@ -29,10 +31,17 @@ def environment() -> Environment:
     env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=True, undefined=StrictUndefined,
                       trim_blocks=True, lstrip_blocks=True)
     env.filters["points"] = points
-    env.filters["visible"] = escape_controls  # control characters a student printed, shown as \xNN
-    env.globals.update(verdict_class=verdict_class, verdict_word=verdict_word, hunk_place=hunk_place, cpu_time=cpu_time,
-                       body_form=body_form, diff_lines=diff_lines, whole_file_problem=whole_file_problem, diff_caption=DIFF_CAPTION, nothing=NOTHING)
+    shared(env)
+    env.globals.update(hunk_place=hunk_place, cpu_time=cpu_time, body_form=body_form, diff_lines=diff_lines,
+                       whole_file_problem=whole_file_problem, diff_caption=DIFF_CAPTION, nothing=NOTHING)
     return env
+
+
+def shared(env: Environment) -> None:
+    """What class_parts.html.j2 and code_lines need of an environment: the server's pages add it to theirs,
+    with this folder beside their own templates (TEMPLATES)."""
+    env.filters["visible"] = escape_controls  # control characters a student printed, shown as \xNN
+    env.globals.update(verdict_class=verdict_class, verdict_word=verdict_word, code_lines=code_lines)
 
 
 def verdict_class(verdict: Verdict | str) -> str:

@@ -12,11 +12,14 @@ import hashlib
 import re
 from pathlib import Path, PurePosixPath
 
+from markupsafe import Markup
+
 from grader.batch.discover import refused_because
-from grader.batch.gradebook import Cell
+from grader.gradebook import Cell
 from grader.handins.text import MAX_FILE_BYTES
 from grader.model import Verdict
 from grader.records import record
+from grader.text import escape_controls
 
 MAX_CHARACTERS = 60_000  # a page stays light; the grader itself reads up to 1 MiB
 _FRAME = re.compile(r'File "([^"]*)", line (\d+)')
@@ -51,10 +54,28 @@ def source_of(submissions: Path | None, cell: Cell) -> Source | None:
         return None
     if hashlib.sha256(text.encode("utf-8")).hexdigest() != cell.submission_hash:
         return None  # changed since it was graded
+    return text_source(text, pointed_lines(cell))
+
+
+def text_source(text: str, pointed: frozenset[int] = frozenset()) -> Source:
+    """Code already read (the server's stored hand-in), cut at MAX_CHARACTERS as a page shows it."""
     note = ""
     if len(text) > MAX_CHARACTERS:
         text, note = text[:MAX_CHARACTERS], f"only the first {MAX_CHARACTERS:,} characters are shown"
-    return Source(text.splitlines(), pointed_lines(cell), note)
+    return Source(text.splitlines(), pointed, note)
+
+
+def code_lines(source: Source, prefix: str = "") -> Markup:
+    """The one rendering of a student's code, for the batch's pages and the server's: a line each, numbered,
+    its anchor `#{prefix}L12` (a link, or a TA's comment on a line, points there), the lines an error points
+    at marked in words too. Every line escaped, its control characters shown as \\xNN."""
+    parts = []
+    for number, line in enumerate(source.lines, start=1):
+        pointed = number in source.pointed
+        parts.append(Markup('<span class="line{}" id="{}"><span class="no">{}{}</span>{}</span>').format(
+            " pointed" if pointed else "", f"{prefix}L{number}", "error → " if pointed else "", number,
+            escape_controls(line)))
+    return Markup('<pre class="code">{}</pre>').format(Markup("").join(parts))
 
 
 def pointed_lines(cell: Cell) -> frozenset[int]:

@@ -1,0 +1,111 @@
+"""What students get wrong, on the server: `GET /api/analytics?exercise=ID` (JSON, or one CSV table) and the
+staff's page of an exercise (/staff/analytics/ID). Both read the one engine (grader/analytics) over the
+server's stored reports, as staff see them (hidden tests included): staff only.
+
+The mutants are named when the course holds what `grader validate --mutants --format json` wrote, as
+`mutants.json` beside its exercises folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+
+from grader.analytics.export import tables
+from grader.analytics.handins import Handin
+from grader.outputs.cells import csv_text
+
+MUTANTS_FILE = "mutants.json"  # in the course's folder, beside exercises/
+FORMATS = ("json", "csv")
+TABLES = ("exercises", "tests", "wrong-answers", "failure-patterns", "mutants")
+
+
+def handins_of(server: Any, exercise: str) -> list[Handin]:
+    """Every graded submission of the exercise, its report as staff see it, oldest first."""
+    from grader.analytics.reports import staff_report
+
+    return [Handin(s.student, s.exercise, s.submitted_at, staff_report(s.report), str(s.id))
+            for s in server.state.list(exercise=exercise, status="done") if s.report is not None]
+
+
+def mutants_of(server: Any) -> dict[str, list[Any]]:
+    """The course's mutants, when `validate --mutants` wrote them there; none when the file is absent or not
+    validate's (a page of analytics never fails for it)."""
+    from grader.analytics.mutants import load_mutants
+    from grader.errors import UsageError
+
+    path: Path = server.exercises.course.exercises_dir.parent / MUTANTS_FILE
+    if not path.is_file():
+        return {}
+    try:
+        return load_mutants(path)
+    except UsageError:
+        return {}
+
+
+def exercise_entry(server: Any, exercise: str) -> dict[str, object]:
+    """The exercise's analytics (grader/schemas/analytics.schema.json's exercise), empty when nobody handed it in."""
+    from grader.analytics import exercise_analytics
+    from grader.analytics.engine import empty_exercise
+
+    found = exercise_analytics(handins_of(server, exercise), exercise, mutants=mutants_of(server))
+    return found if found is not None else empty_exercise(exercise)
+
+
+def _staff_or_refusal(server: Any, request: Request) -> Response | None:
+    from grader.server.app import caller_of, error, unauthorized
+
+    caller = caller_of(server, request)
+    if caller is None:
+        return unauthorized()
+    if not caller.staff:
+        return error(403, "the analytics are for staff")
+    return None
+
+
+async def get_analytics(request: Request) -> Response:
+    """GET /api/analytics?exercise=ID[&format=csv&table=NAME]."""
+    from grader.server.app import Reply, error
+
+    server = request.app.state.server
+    refusal = _staff_or_refusal(server, request)
+    if refusal is not None:
+        return refusal
+    query = request.query_params
+    exercise = query.get("exercise")
+    if not exercise:
+        return error(422, "exercise is needed: GET /api/analytics?exercise=ID")
+    kind, table = query.get("format", "json"), query.get("table", "tests")
+    if kind not in FORMATS:
+        return error(422, f"format is one of {', '.join(FORMATS)}")
+    if table not in TABLES:
+        return error(422, f"table is one of {', '.join(TABLES)}")
+    if exercise not in server.exercises.ids():
+        return error(404, "no such exercise")
+    entry = await run_in_threadpool(exercise_entry, server, exercise)
+    if kind == "json":
+        return Reply(entry)
+    rows = tables({"exercises": [entry]})[f"{table}.csv"]
+    return Response(csv_text(rows), media_type="text/csv; charset=utf-8",
+                    headers={"Content-Disposition": f'attachment; filename="{table}.csv"'})
+
+
+async def analytics_page(request: Request) -> Response:
+    """/staff/analytics/ID: per test, the shares failing, the wrong answers, the first pass, the mutants."""
+    from grader.server.app import caller_of
+    from grader.server.pages import not_found, page
+
+    server = request.app.state.server
+    caller = caller_of(server, request)
+    if caller is None:
+        return RedirectResponse("/", status_code=303)
+    if not caller.staff:
+        return page(request, "message.html.j2", 403, title="Staff only", message="This page is for staff.")
+    exercise = request.path_params["exercise"]
+    if exercise not in server.exercises.ids():
+        return not_found(request, "No such exercise.")
+    entry = await run_in_threadpool(exercise_entry, server, exercise)
+    return page(request, "staff_analytics.html.j2", exercise=exercise, entry=entry)
