@@ -140,7 +140,10 @@ PAGES = [
     Page("a staff page refused to a student", "/staff", "alice", shows="for staff"),
     Page("no such submission", "/submissions/999999", "alice", shows="No such submission"),
     # staff
-    Page("the staff overview", "/staff", "prof", shows="Progress"),
+    Page("the staff overview: the class grid", "/staff", "prof", shows="Verdicts per exercise"),
+    Page("the class grid, sorted and filtered", "/staff?sort=total&order=desc&name=o&live=1", "prof",
+         shows="Stop updating"),
+    Page("what students get wrong in an exercise", "/staff/analytics/add", "prof", shows="Per test"),
     Page("a student as staff see them, with the override form", "/staff/students/bob", "prof", shows="Overrides"),
     Page("a submission as staff see it", "/submissions/{hidden_wrong}", "prof", shows="staff only"),
     Page("an exercise as staff see it", "/exercises/shout", "prof", shows="no limit"),
