@@ -190,6 +190,8 @@ def login_redirect(store: Store, request: LtiRequest, launch_url: str) -> tuple[
         location = Login(request, ToolConf(store), Sessions(store), cookies).get_redirect_object(launch_url)
     except (LtiException, OIDCException) as problem:
         raise LaunchError(str(problem)) from None
+    except Exception as problem:  # noqa: BLE001 - the library raises plain errors on some malformed logins
+        raise LaunchError(f"a malformed login: {type(problem).__name__}") from None
     return location.get_redirect_url(), cookies
 
 
