@@ -14,7 +14,7 @@ import html
 import secrets
 import time
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -143,7 +143,7 @@ def _is_staff(body: dict[str, Any]) -> bool:
 
 
 async def launch(request: Request) -> Response:
-    from grader.platforms.lti.protocol import LaunchError, validated_launch
+    from grader.platforms.lti.protocol import CookieLost, LaunchError, validated_launch
     from grader.server import tokens
 
     try:
@@ -154,6 +154,8 @@ async def launch(request: Request) -> Response:
     server = request.app.state.server
     try:
         checked = await run_in_threadpool(validated_launch, store, _lti_request(request, params))
+    except CookieLost as lost:
+        return _new_window(request, lost)
     except LaunchError as problem:
         return _refused(request, f"This launch was refused: {problem}")
     body = checked.get_launch_data()
@@ -189,6 +191,19 @@ async def launch(request: Request) -> Response:
         return _refused(request, "this kind of LTI message is not one the tool answers", 400)
     _set_cookie(request, response, COOKIE, token, framed=not staff)
     return response
+
+
+def _new_window(request: Request, lost: Any) -> HTMLResponse:
+    """The launch cannot be tied to this browser inside the LMS's page: its cookies did not come back (a
+    browser that blocks third-party cookies, as Chromium and Safari do by default). Nothing of the launch is
+    used; a link begins the same login again in a window of its own, where the tool is the site the browser
+    shows and its cookies are first-party. The link holds only what the LMS's login form held: no token."""
+    body = f"<p>{html.escape(str(lost))}, so the launch could not sign you in here (the login's state).</p>"
+    if lost.login.get("iss"):
+        again = html.escape(f"/lti/login?{urlencode(lost.login)}", quote=True)
+        body += (f"<p><a id=new-window href=\"{again}\" target=_blank rel=noopener>Open the exercise in a new "
+                 "window</a>: you stay signed in to the course there.</p>")
+    return _page(request, "Open the exercise in a new window", body, 403)
 
 
 async def jwks(request: Request) -> Response:
