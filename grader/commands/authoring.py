@@ -285,7 +285,7 @@ def run_export(args: argparse.Namespace) -> ExitCode:
     from rich.text import Text
 
     from grader.course import Course
-    from grader.export import export_student_bundle
+    from grader.platforms.student.bundle import export_student_bundle
 
     targets = [args.student, args.gradescope, args.prairielearn, args.github_classroom]
     if sum(bool(target) for target in targets) != 1:
@@ -310,7 +310,7 @@ def _export_gradescope(exercises: list[Exercise], args: argparse.Namespace) -> E
     from rich.text import Text
 
     from grader.batch.discover import NameRule, extension
-    from grader.platforms.bundle import write_gradescope_bundle
+    from grader.platforms.gradescope.bundle import write_gradescope_bundle
 
     match = tuple(args.match or ())
     NameRule(match)  # a template without {id} is refused now, not on Gradescope
@@ -329,14 +329,14 @@ def _export_folder(exercises: list[Exercise], args: argparse.Namespace) -> ExitC
 
     console = _console()
     if args.prairielearn:
-        from grader.platforms.prairielearn_bundle import write_prairielearn_bundle
+        from grader.platforms.prairielearn.bundle import write_prairielearn_bundle
 
         image = write_prairielearn_bundle(exercises, Path(args.prairielearn), force=args.force)
         console.print(f"wrote {image.root}: {len(image.exercises)} exercises, {image.wheel}, Dockerfile, README.md")
         console.print(Text(f"Next: docker build -t YOUR-ACCOUNT/grader {image.root}; each question's info.json: "
                            f"{image.root / 'README.md'}", style="bold"))
         return ExitCode.OK
-    from grader.platforms.classroom_bundle import WORKFLOW, write_classroom_bundle
+    from grader.platforms.github_classroom.bundle import WORKFLOW, write_classroom_bundle
 
     template = write_classroom_bundle(exercises, Path(args.github_classroom), force=args.force)
     for line in template.student.lines():

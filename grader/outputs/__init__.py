@@ -40,16 +40,16 @@ class Entry:
 OUTPUTS: dict[str, Entry] = {
     "csv": Entry("grader.outputs.csv_gradebook:CsvGradebook", batch=True),
     "json": Entry("grader.outputs.json_report:JsonReport", report=True, batch=True),
-    "gradescope": Entry("grader.outputs.gradescope:GradescopeResults", report=True, batch=True, grades=True),
-    "prairielearn": Entry("grader.outputs.prairielearn:PrairieLearnResults", report=True, grades=True),
-    "github-classroom": Entry("grader.outputs.github_classroom:GitHubClassroomResults", report=True, grades=True),
+    "gradescope": Entry("grader.platforms.gradescope.output:GradescopeResults", report=True, batch=True, grades=True),
+    "prairielearn": Entry("grader.platforms.prairielearn.output:PrairieLearnResults", report=True, grades=True),
+    "github-classroom": Entry("grader.platforms.github_classroom.output:GitHubClassroomResults", report=True, grades=True),
     "junit": Entry("grader.outputs.junit:JUnitXml", batch=True),
     "html": Entry("grader.outputs.html:HtmlPages", batch=True),
     "terminal": Entry("grader.outputs.terminal:TerminalReport", report=True),
     "similarity": Entry("grader.similarity.batch_output:SimilarityReport", batch=True, default=False),
     # `grader batch --gradebook NAME`: the class joined to its roster, as an LMS imports it.
-    "canvas": Entry("grader.outputs.lms_gradebook:CanvasGradebook"),
-    "moodle": Entry("grader.outputs.lms_gradebook:MoodleGradebook"),
+    "canvas": Entry("grader.platforms.canvas.gradebook:CanvasGradebook"),
+    "moodle": Entry("grader.platforms.moodle.gradebook:MoodleGradebook"),
     "plain": Entry("grader.outputs.lms_gradebook:PlainGradebook"),
 }
 

@@ -294,7 +294,7 @@ dates = st.one_of(st.none(), st.text(max_size=5), st.integers(),
 @example({"created_at": "2025-03-02T10:00:00", "assignment": {"due_date": "2025-03-01T23:00:00-07:00"}})
 @example({"users": 5})
 def test_gradescope_submission_metadata_of_any_shape_is_read(metadata: object) -> None:
-    from grader.platforms.gradescope_run import read_metadata
+    from grader.platforms.gradescope.run import read_metadata
 
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "submission_metadata.json"

@@ -48,6 +48,8 @@ class Platform:
     fail_scores: int = 0  # answer 500 to this many score posts first
     members: list[dict[str, Any]] = field(default_factory=list)
     tokens_issued: list[dict[str, Any]] = field(default_factory=list)
+    auth_requests: list[dict[str, str]] = field(default_factory=list)
+    page_host: str = "127.0.0.1"  # the host its pages (course page, authorisation) are served under
     server: ThreadingHTTPServer | None = None
 
     def start(self) -> "Platform":
@@ -66,9 +68,29 @@ class Platform:
                 self.end_headers()
                 self.wfile.write(data)
 
+            def _html(self, body: str) -> None:
+                data = body.encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
             def do_GET(self) -> None:  # noqa: N802
                 if self.path == "/jwks":
                     self._send(200, {"keys": [platform.jwk]})
+                elif self.path.startswith("/course"):  # the LMS's course page: the tool in an iframe
+                    self._html(platform.course_page(parse_qs(urlsplit(self.path).query).get("user", ["user-ada"])[0]))
+                elif self.path.startswith("/start"):  # the frame's first page: the login initiation, posted
+                    user = parse_qs(urlsplit(self.path).query).get("user", ["user-ada"])[0]
+                    self._html(platform.autopost(f"{platform.tool_url}/lti/login", {
+                        "iss": platform.issuer, "login_hint": user, "client_id": platform.client_id,
+                        "target_link_uri": f"{platform.tool_url}/lti/launch", "lti_message_hint": "m-1"}))
+                elif self.path.startswith("/auth"):  # OIDC authorisation: the signed launch, posted back
+                    query = {k: v[0] for k, v in parse_qs(urlsplit(self.path).query).items()}
+                    platform.auth_requests.append(query)
+                    token = platform.sign(platform.claims(query["nonce"], sub=query["login_hint"]))
+                    self._html(platform.autopost(query["redirect_uri"], {"state": query["state"], "id_token": token}))
                 elif self.path.startswith("/members"):
                     if not self._authorised():
                         return
@@ -127,9 +149,28 @@ class Platform:
             self.server.shutdown()
             self.server.server_close()
 
+    @property
+    def pages(self) -> str:
+        """Where a browser reaches its pages: `localhost` is another site than the tool's 127.0.0.1."""
+        return f"http://{self.page_host}:{self.server.server_address[1]}" if self.server else ""
+
+    def course_page(self, user: str) -> str:
+        return (f"<!doctype html><title>Programming 1</title><h1>Programming 1</h1>"
+                f"<iframe id=tool name=tool src=\"/start?user={user}\" width=900 height=600></iframe>")
+
+    @staticmethod
+    def autopost(action: str, fields: dict[str, str]) -> str:
+        """A form the browser posts at once, as an LMS's pages do (Moodle's launch and auth)."""
+        import html
+
+        inputs = "".join(f"<input type=hidden name=\"{html.escape(k)}\" value=\"{html.escape(v)}\">"
+                         for k, v in fields.items())
+        return (f"<!doctype html><body onload=\"document.forms[0].submit()\">"
+                f"<form method=post action=\"{html.escape(action)}\">{inputs}</form></body>")
+
     def registration(self) -> list[str]:
         """`grader serve lti add-platform`'s options for this platform."""
-        return ["--issuer", self.issuer, "--client-id", self.client_id, "--login-url", f"{self.issuer}/auth",
+        return ["--issuer", self.issuer, "--client-id", self.client_id, "--login-url", f"{self.pages}/auth",
                 "--token-url", f"{self.issuer}/token", "--keys-url", f"{self.issuer}/jwks",
                 "--deployment", self.deployment]
 

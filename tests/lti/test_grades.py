@@ -11,7 +11,7 @@ import time
 import jwt
 
 from tests.conftest import run_cli
-from tests.lti.platform import LEARNER, Browser, Platform
+from tests.lti.platform import INSTRUCTOR, LEARNER, Browser, Platform
 from tests.lti.test_launch import graded_scores, submit
 from tests.server.conftest import ADD, WRONG, Served
 
@@ -68,9 +68,16 @@ def test_a_send_the_platform_refuses_is_shown_to_staff_and_retried_until_taken(t
     graded_scores(bob, "add")
     failed = wait_until("a failure shown", lambda: [f for f in status(tool)["failed"] if f["user_id"] == "user-bob"])
     assert "500" in failed[0]["error"] and failed[0]["wanted"] == 4.0 and failed[0]["sent"] is None
+    teacher = Browser(platform)  # and on the exercise's page, where an instructor opens it from the LMS
+    teacher.sign_in(sub="user-hopper", roles=(INSTRUCTOR,))
+    page = teacher.get("/lti/exercises/add").text
+    assert "Scores the LMS has not taken" in page and "<td>bob</td>" in page and "500" in page
     platform.fail_scores = 0  # back up: the next try (backed off) gets through
     wait_until("the retried score", lambda: any(s["userId"] == "user-bob" for s in platform.scores), timeout=90)
     assert not [f for f in status(tool)["failed"] if f["user_id"] == "user-bob"]
+    assert "<td>bob</td>" not in teacher.get("/lti/exercises/add").text
+    bob.sign_in(sub="user-bob")
+    assert "Scores the LMS" not in bob.get("/lti/exercises/add").text  # a learner's page has no such table
 
 
 def test_a_regrade_that_changes_a_score_sends_it(tool: Served, platform: Platform, tmp_path_factory) -> None:  # type: ignore[no-untyped-def]
@@ -104,6 +111,32 @@ def test_the_roster_comes_back_from_the_platform_with_who_never_launched(tool: S
     roster = {m["user_id"]: m for m in status(tool)["roster"]}
     assert roster["user-dee"]["student"] == "dee" and roster["user-never"]["student"] is None
     assert roster["user-never"]["email"] == "never@example.org"
+
+
+def test_a_learner_the_roster_lists_is_sent_the_score_they_handed_in_with_a_token_without_ever_launching(
+        tool: Served, platform: Platform) -> None:
+    platform.members = [
+        {"user_id": "user-ivy", "name": "Ivy", "email": "ivy@example.org", "ext_user_username": "ivy",
+         "roles": [LEARNER], "status": "Active"},
+        # Listed under a name another LMS user launched with: not theirs, so not sent that one's score.
+        {"user_id": "user-not-jan", "name": "Not Jan", "email": "nj@example.org", "ext_user_username": "jan",
+         "roles": [LEARNER], "status": "Active"},
+    ]
+    jan = Browser(platform)
+    jan.sign_in(sub="user-jan")
+    submit(jan, "add", ADD)
+    ivy = tool.token("ivy")  # Ivy hands in by the API, never through the LMS
+    handed = tool.submit(ivy, "add", ADD)
+    tool.wait(ivy, handed.body["id"])
+    graded_scores(jan, "add")
+    sync(tool)
+    # Full marks, whatever the exercise's points are now (a regrade above may have moved them).
+    wait_until("Ivy's score at the platform", lambda: [s["scoreGiven"] == s["scoreMaximum"] > 0
+                                                       for s in platform.scores if s["userId"] == "user-ivy"] == [True])
+    wait_until("Jan's score at the platform", lambda: any(s["userId"] == "user-jan" for s in platform.scores))
+    assert not any(s["userId"] == "user-not-jan" for s in platform.scores)
+    roster = {m["user_id"]: m for m in status(tool)["roster"]}
+    assert roster["user-ivy"]["student"] == "ivy" and roster["user-not-jan"]["student"] is None
 
 
 def test_a_learner_cannot_read_the_lti_status_or_force_a_sync(tool: Served, platform: Platform) -> None:

@@ -261,3 +261,21 @@ def test_a_second_launch_in_the_same_browser_keeps_its_session_and_another_perso
     browser.sign_in(sub="user-kim")
     assert browser.session.cookies.get("grader_session") != first
     assert "Signed in as kim." in browser.get("/lti/exercises/add").text
+
+
+@pytest.mark.parametrize("body, content_type", [
+    (b'--x\r\nContent-Disposition: form-data; name="state"\r\n\r\nabc', "multipart/form-data; boundary=x"),
+    (b"state=a%00b&id_token=x.y.z&iss=a%00", "application/x-www-form-urlencoded"),
+    ("&".join(f"f{i}=1" for i in range(100)).encode(), "application/x-www-form-urlencoded"),
+    (b"id_token=x.y.z", "application/x-www-form-urlencoded"),
+    (b"\xff\xfe=\xff", "application/x-www-form-urlencoded"),
+])
+def test_a_hostile_form_is_a_4xx_page_saying_why_never_a_traceback(tool: Served, platform: Platform, body: bytes,
+                                                                    content_type: str) -> None:
+    for path, headers in (("/lti/login", Browser(platform).from_the_lms), ("/lti/launch", Browser(platform).from_the_lms),
+                          ("/lti/deep-link", {})):
+        answer = requests.post(f"{platform.tool_url}{path}", data=body, allow_redirects=False,
+                               headers={"Content-Type": content_type, **headers})
+        assert 400 <= answer.status_code < 500, (path, answer.status_code, answer.text[:300])
+        assert answer.headers["content-type"].startswith("text/html"), (path, answer.headers["content-type"])
+        assert "Traceback" not in answer.text and "<p>" in answer.text

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from grader.model import Outcome, Report, Verdict
-from grader.platforms.gradescope import Graded, results
+from grader.platforms.gradescope.results import Graded, results
 from tests.conftest import REFERENCE, run_cli
 from tests.platforms.schemas import problems
 

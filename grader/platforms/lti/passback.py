@@ -1,5 +1,9 @@
 """Scores to the LMS (Assignment and Grade Services) and the roster from it (Names and Role Provisioning).
 
+Who is sent a score: every learner of the link's course the LMS knows, by the id it gave them: those who
+launched, and those its roster lists under the name a launch would give them (a student who handed in with
+a token, and never opened the tool from the LMS).
+
 A sync, not a hook: each round compares the score the gradebook counts now (build_gradebook: the rules,
 the late penalty, overrides) with the last score the LMS accepted for that (resource link, student), and
 sends what differs. A regrade or an override therefore sends the new score with no call from their code; a score that would
@@ -51,7 +55,14 @@ def send_scores(server: Any, store: Store, now: float | None = None) -> list[dic
         if platform is None or link.exercise not in maxima:
             continue
         members = store.members(link.issuer, link.context)
-        for subject, student in store.users(link.issuer).items():
+        users = store.users(link.issuer)
+        for subject, student in store.listed(link.issuer).items():
+            # A learner the LMS lists who never launched: sent their score when the server has one under the
+            # name their launch would give them (they handed in with a token), and no one else took it.
+            if subject not in users and (student, link.exercise) in scores and subject in members \
+                    and store.adopt(link.issuer, subject, student):
+                users[subject] = student
+        for subject, student in users.items():
             score = scores.get((student, link.exercise))
             if score is None or subject not in members:
                 continue

@@ -35,6 +35,20 @@ class LaunchError(Exception):
     """A launch refused, with the reason shown to the person (never a traceback)."""
 
 
+class CookieLost(LaunchError):
+    """The login's state came back without the cookie the login set: a browser that keeps no cookie for the
+    tool inside the LMS's page (third-party cookies blocked, or SameSite=Lax over plain HTTP), or a state
+    from another browser. `login`: the login's own parameters, to begin it again in a window of its own."""
+
+    def __init__(self, login: dict[str, str]) -> None:
+        super().__init__("the login's state came back without its cookie: this browser keeps no cookie for the "
+                         "tool inside the course's page")
+        self.login = login
+
+
+LOGIN_FIELDS = ("iss", "login_hint", "target_link_uri", "lti_message_hint", "client_id", "lti_deployment_id")
+
+
 class LtiRequest(Request):
     def __init__(self, params: dict[str, str], cookies: dict[str, str], secure: bool) -> None:
         self.params, self.cookies, self.secure = params, cookies, secure
@@ -190,6 +204,12 @@ def login_redirect(store: Store, request: LtiRequest, launch_url: str) -> tuple[
         location = Login(request, ToolConf(store), Sessions(store), cookies).get_redirect_object(launch_url)
     except (LtiException, OIDCException) as problem:
         raise LaunchError(str(problem)) from None
+    except Exception as problem:  # noqa: BLE001 - the library raises plain errors on some malformed logins
+        raise LaunchError(f"a malformed login: {type(problem).__name__}") from None
+    for name in cookies.to_set:  # the login's parameters, kept with its state: to begin it again elsewhere
+        if name.startswith(COOKIE_PREFIX + "state-"):
+            login = {key: request.get_param(key) for key in LOGIN_FIELDS if request.get_param(key)}
+            store.put(f"login:{name.removeprefix(COOKIE_PREFIX)}", login, STATE_SECONDS)
     return location.get_redirect_url(), cookies
 
 
@@ -198,6 +218,8 @@ def validated_launch(store: Store, request: LtiRequest) -> Launch:
     state = request.get_param("state")
     if not state or store.take(f"state:{state}") is None:
         raise LaunchError("the login's state is unknown, expired or used already")
+    if request.cookies.get(COOKIE_PREFIX + state) is None:  # PyLTI1p3 would refuse it: "State not found"
+        raise CookieLost(store.take(f"login:{state}") or {})
     launch = Launch(request, ToolConf(store), Sessions(store), Cookies(request, store))
     launch.set_jwt_verify_options({"verify_aud": False, "require": ["exp", "iat", "nonce"]})
     try:

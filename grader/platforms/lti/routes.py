@@ -14,20 +14,19 @@ import html
 import secrets
 import time
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from grader.platforms.lti.store import Link, Store
+from grader.platforms.lti.store import Link, Store, is_staff, wanted_name
 
 CSRF_COOKIE = "grader_lti_csrf"
 CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
 AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
 NRPS_CLAIM = "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice"
-STAFF_ROLES = ("#Instructor", "#TeachingAssistant", "#Administrator", "#ContentDeveloper", "#Mentor")
 
 
 def _store(request: Request) -> Store:
@@ -87,11 +86,20 @@ def _csrf_ok(request: Request, sent: object) -> bool:
     return bool(expected) and isinstance(sent, str) and hmac.compare_digest(expected.encode(), sent.encode())  # type: ignore[union-attr]
 
 
+class BadForm(Exception):
+    """A form no LMS sends (broken encoding, too many fields, a file, a NUL): a 400 page, never a 500."""
+
+
 async def _params(request: Request) -> dict[str, str]:
     params = {k: v for k, v in request.query_params.items()}
     if request.method == "POST":
-        async with request.form(max_files=0, max_fields=32, max_part_size=64 * 1024) as form:
-            params |= {k: v for k, v in form.items() if isinstance(v, str)}
+        try:
+            async with request.form(max_files=0, max_fields=32, max_part_size=64 * 1024) as form:
+                params |= {k: v for k, v in form.items() if isinstance(v, str)}
+        except Exception as problem:  # noqa: BLE001 - Starlette's parser says why in its own exceptions
+            raise BadForm(str(getattr(problem, "detail", "")) or type(problem).__name__) from None
+    if any("\x00" in key or "\x00" in value for key, value in params.items()):
+        raise BadForm("a NUL character")  # no value of the protocol has one; PostgreSQL's text takes none
     return params
 
 
@@ -105,7 +113,10 @@ def _lti_request(request: Request, params: dict[str, str]) -> Any:
 async def login(request: Request) -> Response:
     from grader.platforms.lti.protocol import LaunchError, login_redirect
 
-    params = await _params(request)
+    try:
+        params = await _params(request)
+    except BadForm as problem:
+        return _refused(request, f"a malformed login: {problem}", 400)
     store = _store(request)
     try:
         location, cookies = await run_in_threadpool(login_redirect, store, _lti_request(request, params),
@@ -123,27 +134,28 @@ def _name_of(body: dict[str, Any]) -> str:
     else their email, else the LMS's opaque id."""
     ext = body.get(f"{CLAIM}ext") or {}
     custom = body.get(f"{CLAIM}custom") or {}
-    for candidate in (ext.get("user_username"), custom.get("user_login"), custom.get("canvas_user_login_id"),
-                      body.get("preferred_username"), body.get("email")):
-        if isinstance(candidate, str) and candidate.strip() and candidate.isprintable() and len(candidate) <= 100:
-            return candidate.strip()
-    return f"lti-{str(body.get('sub'))[-24:]}"
+    return wanted_name([ext.get("user_username"), custom.get("user_login"), custom.get("canvas_user_login_id"),
+                        body.get("preferred_username"), body.get("email")], str(body.get("sub")))
 
 
 def _is_staff(body: dict[str, Any]) -> bool:
-    roles = body.get(f"{CLAIM}roles") or []
-    return any(isinstance(r, str) and r.endswith(STAFF_ROLES) for r in roles)
+    return is_staff(body.get(f"{CLAIM}roles") or [])
 
 
 async def launch(request: Request) -> Response:
-    from grader.platforms.lti.protocol import LaunchError, validated_launch
+    from grader.platforms.lti.protocol import CookieLost, LaunchError, validated_launch
     from grader.server import tokens
 
-    params = await _params(request)
+    try:
+        params = await _params(request)
+    except BadForm as problem:
+        return _refused(request, f"a malformed launch: {problem}", 400)
     store = _store(request)
     server = request.app.state.server
     try:
         checked = await run_in_threadpool(validated_launch, store, _lti_request(request, params))
+    except CookieLost as lost:
+        return _new_window(request, lost)
     except LaunchError as problem:
         return _refused(request, f"This launch was refused: {problem}")
     body = checked.get_launch_data()
@@ -181,6 +193,19 @@ async def launch(request: Request) -> Response:
     return response
 
 
+def _new_window(request: Request, lost: Any) -> HTMLResponse:
+    """The launch cannot be tied to this browser inside the LMS's page: its cookies did not come back (a
+    browser that blocks third-party cookies, as Chromium and Safari do by default). Nothing of the launch is
+    used; a link begins the same login again in a window of its own, where the tool is the site the browser
+    shows and its cookies are first-party. The link holds only what the LMS's login form held: no token."""
+    body = f"<p>{html.escape(str(lost))}, so the launch could not sign you in here (the login's state).</p>"
+    if lost.login.get("iss"):
+        again = html.escape(f"/lti/login?{urlencode(lost.login)}", quote=True)
+        body += (f"<p><a id=new-window href=\"{again}\" target=_blank rel=noopener>Open the exercise in a new "
+                 "window</a>: you stay signed in to the course there.</p>")
+    return _page(request, "Open the exercise in a new window", body, 403)
+
+
 async def jwks(request: Request) -> Response:
     from grader.platforms.lti.keys import jwks as key_set
 
@@ -213,7 +238,10 @@ async def deep_link(request: Request) -> Response:
 
     from grader.platforms.lti.protocol import LaunchError, restored_launch
 
-    params = await _params(request)
+    try:
+        params = await _params(request)
+    except BadForm as problem:
+        return _refused(request, f"a malformed form: {problem}", 400)
     if not _csrf_ok(request, params.get("csrf")):
         return _refused(request, "a stale form: launch the tool again from the course")
     server, store = request.app.state.server, _store(request)
@@ -282,12 +310,30 @@ async def exercise_page(request: Request) -> Response:
             "<label>File <input type=file name=file required></label> <button id=submit>Submit</button></form>"
             "<table id=submissions><tr><th>submission</th><th>status</th><th>score</th><th>sent</th></tr>"
             f"{''.join(rows)}</table>")
+    if caller.staff:
+        body += await run_in_threadpool(_refused_sends, _store(request), exercise_id)
     if busy:
         body = "<meta http-equiv=refresh content=2>" + body
     response = _page(request, title, body)
     if request.cookies.get(CSRF_COOKIE) != csrf:
         _set_cookie(request, response, CSRF_COOKIE, csrf)
     return response
+
+
+def _refused_sends(store: Store, exercise_id: str) -> str:
+    """For staff on the exercise's page: the scores the LMS has not taken (yet), with its answer; the
+    passback keeps trying them. (All of them, every exercise's: /api/lti/status.)"""
+    links = {(x.issuer, x.link) for x in store.links() if x.exercise == exercise_id}
+    names = {issuer: store.users(issuer) for issuer, _ in links}
+    rows = [f"<tr><td>{html.escape(names[issuer].get(subject, subject))}</td><td>{wanted}</td><td>{failures}</td>"
+            f"<td class=error>{html.escape(str(error))}</td></tr>"
+            for (issuer, link, subject), (_, wanted, failures, error, _) in sorted(store.sends().items())
+            if (issuer, link) in links and error]
+    if not rows:
+        return "<p id=sends>Every score is in the LMS's gradebook.</p>"
+    return ("<h2>Scores the LMS has not taken</h2><p>Tried again, less often each time, until it takes them.</p>"
+            "<table id=sends><tr><th>student</th><th>score</th><th>tries</th><th>the LMS's answer</th></tr>"
+            f"{''.join(rows)}</table>")
 
 
 async def exercise_submit(request: Request) -> Response:
@@ -339,8 +385,8 @@ async def sync_now(request: Request) -> Response:
     if not caller.staff:
         return error(403, "the LTI sync is for staff")
     store = _store(request)
+    roster = await run_in_threadpool(read_rosters, store)  # first: a learner it lists may have a score to send
     sent = await run_in_threadpool(send_scores, server, store)
-    roster = await run_in_threadpool(read_rosters, store)
     return JSONResponse({"sent": sent, "rosters": roster})
 
 

@@ -33,7 +33,23 @@ TABLES = (
     """CREATE TABLE IF NOT EXISTS lti_roster (   -- the course's members, as the LMS names them (NRPS)
         issuer TEXT NOT NULL, context TEXT NOT NULL, subject TEXT NOT NULL, name TEXT, email TEXT,
         roles TEXT NOT NULL, PRIMARY KEY (issuer, context, subject))""",
+    """CREATE TABLE IF NOT EXISTS lti_listed (   -- a learner the LMS listed, and the name a launch would give
+        issuer TEXT NOT NULL, subject TEXT NOT NULL, student TEXT NOT NULL, PRIMARY KEY (issuer, subject))""",
 )
+STAFF_ROLES = ("#Instructor", "#TeachingAssistant", "#Administrator", "#ContentDeveloper", "#Mentor")
+
+
+def wanted_name(candidates: list[object], subject: str) -> str:
+    """The server's name for an LMS user: the first candidate that reads as a name (their LMS login where
+    the LMS sends one, else their email), else one made of the LMS's opaque id."""
+    for candidate in candidates:
+        if isinstance(candidate, str) and candidate.strip() and candidate.isprintable() and len(candidate) <= 100:
+            return candidate.strip()
+    return f"lti-{subject[-24:]}"
+
+
+def is_staff(roles: object) -> bool:
+    return isinstance(roles, list) and any(isinstance(r, str) and r.endswith(STAFF_ROLES) for r in roles)
 
 
 @record
@@ -184,11 +200,34 @@ class Store:
 
     def save_roster(self, issuer: str, context: str, members: list[dict[str, Any]]) -> None:
         """The LMS's list of a course's members, added to those its launches showed (a launch is proof of
-        membership too, and a platform may page or filter its list)."""
+        membership too, and a platform may page or filter its list). Each learner's name, as a launch would
+        give it, is kept: a student who hands in another way (a token) is still sent their score."""
         for member in members:
-            if member.get("user_id"):
-                self.save_member(issuer, context, str(member["user_id"]), member.get("name"), member.get("email"),
-                                 member.get("roles") or [])
+            if not member.get("user_id") or not isinstance(member.get("user_id"), (str, int)):
+                continue
+            subject = str(member["user_id"])
+            self.save_member(issuer, context, subject, member.get("name"), member.get("email"),
+                             member.get("roles") if isinstance(member.get("roles"), list) else [])
+            if not is_staff(member.get("roles")):
+                # Moodle lists the login as ext_user_username, as its launches do; Canvas lists none.
+                name = wanted_name([member.get("ext_user_username"), member.get("email")], subject)
+                with self.state.transaction() as db:
+                    db.execute("DELETE FROM lti_listed WHERE issuer = ? AND subject = ?", (issuer, subject))
+                    db.execute("INSERT INTO lti_listed VALUES (?, ?, ?)", (issuer, subject, name))
+
+    def listed(self, issuer: str) -> dict[str, str]:
+        """subject -> the name a launch would give them, for the learners the LMS listed."""
+        return dict(self._read("SELECT subject, student FROM lti_listed WHERE issuer = ?", (issuer,)))
+
+    def adopt(self, issuer: str, subject: str, student: str) -> bool:
+        """Bind a listed learner who never launched to the server's student of that name, as their first
+        launch would: only when no other LMS user has the name already. Whether they are bound now."""
+        with self.state.transaction() as db:
+            if db.execute("SELECT 1 FROM lti_users WHERE (issuer = ? AND subject = ?) OR student = ?",
+                          (issuer, subject, student)).fetchone():
+                return False
+            db.execute("INSERT INTO lti_users VALUES (?, ?, ?, 0)", (issuer, subject, student))
+            return True
 
     def roster(self) -> list[dict[str, Any]]:
         rows = self._read("SELECT r.issuer, r.context, r.subject, r.name, r.email, r.roles, u.student FROM lti_roster r "

@@ -11,10 +11,10 @@ import json
 from pathlib import Path
 
 from grader.batch.discover import extension
-from grader.export import Bundle, export_student_bundle
 from grader.model import Exercise
-from grader.platforms.environment_files import BUILD, bundle_environment
-from grader.platforms.folder_bundle import start_folder, write_wheel
+from grader.platforms.shared.environment_files import BUILD, bundle_environment
+from grader.platforms.shared.folder import start_folder, write_wheel
+from grader.platforms.student.bundle import Bundle, export_student_bundle
 from grader.records import record
 
 WORKFLOW = ".github/workflows/classroom.yml"

@@ -1,7 +1,7 @@
 """`grader export --gradescope OUT.zip`: the autograder zip Gradescope builds its image from. At its root,
 setup.sh and run_autograder (gradescope/autograder_samples docs/specs.md), the course's files as the
-instructor wrote them (grader.platforms.course_files), its environment's pinned list when it has one
-(grader.platforms.environment_files: setup.sh builds it), and dist/ with a wheel of this grader."""
+instructor wrote them (grader.platforms.shared.course_files), its environment's pinned list when it has one
+(grader.platforms.shared.environment_files: setup.sh builds it), and dist/ with a wheel of this grader."""
 
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ from pathlib import Path
 
 from grader.errors import UsageError
 from grader.model import Exercise
-from grader.platforms.course_files import course_files
-from grader.platforms.environment_files import environment_files
-from grader.platforms.wheel import build_wheel
+from grader.platforms.shared.course_files import course_files
+from grader.platforms.shared.environment_files import environment_files
+from grader.platforms.shared.wheel import build_wheel
 from grader.records import record
 
 EXECUTABLE = stat.S_IFREG | 0o755
@@ -37,11 +37,10 @@ def write_gradescope_bundle(exercises: list[Exercise], out: Path, *, match: tupl
         raise UsageError(f"{out} exists; pass --force to overwrite it")
     if out.suffix.lower() != ".zip":
         raise UsageError(f"{out}: Gradescope takes a .zip")
-    templates = files("grader.platforms") / "gradescope_files"
-    run_autograder = (templates / "run_autograder").read_text(encoding="utf-8").replace(
+    run_autograder = (files("grader.platforms.gradescope") / "run_autograder").read_text(encoding="utf-8").replace(
         "@MATCH@", " ".join(f"--match {shlex.quote(template)}" for template in match)).replace(" \n", "\n")
     entries: dict[str, tuple[bytes, int]] = {
-        "setup.sh": ((templates / "setup.sh").read_bytes(), EXECUTABLE),
+        "setup.sh": ((files("grader.platforms.shared") / "setup.sh").read_bytes(), EXECUTABLE),
         "run_autograder": (run_autograder.encode(), EXECUTABLE),
     }
     for name, path in course_files(exercises).items():  # checker files and generators.py included

@@ -1,4 +1,4 @@
-"""Gradescope's results.json (grader/platforms/gradescope.py builds it): printed for one report (`grader
+"""Gradescope's results.json (results.py, beside it, builds it): printed for one report (`grader
 check --format gradescope`), or gradescope/<student>/results.json for each student of a batch."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import json
 from typing import TYPE_CHECKING, TextIO
 
 from grader.outputs import Output
-from grader.platforms.gradescope import Graded, results
+from grader.platforms.gradescope.results import Graded, results
 
 if TYPE_CHECKING:
     from pathlib import Path

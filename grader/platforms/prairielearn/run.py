@@ -14,7 +14,7 @@ from grader.workers.job import uniform_report
 from grader.course import Course
 from grader.grading import GradingRequest, Pace, grade
 from grader.model import Verdict
-from grader.outputs.prairielearn import prairielearn_results
+from grader.platforms.prairielearn.output import prairielearn_results
 from grader.records import record
 
 DEFAULT_ROOT = Path("/grade")

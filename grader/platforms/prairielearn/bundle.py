@@ -1,5 +1,5 @@
 """`grader export --prairielearn DIR`: the external grader's image, as a Docker build context. The image holds
-the grader (installed from the bundled wheel by Gradescope's setup.sh: the package index serves only its
+the grader (installed from the bundled wheel by setup.sh, Gradescope's too: the package index serves only its
 dependencies, and only at build time, since PrairieLearn's jobs run offline), the course and its environment
 (the pinned packages its students import, built by the same setup.sh), and the expected
 values `grader validate` computed while it was built: every job starts from the image with nothing else.
@@ -13,8 +13,8 @@ from pathlib import Path
 
 from grader.batch.discover import extension
 from grader.model import Exercise
-from grader.platforms.environment_files import BUILD, bundle_environment
-from grader.platforms.folder_bundle import copy_course, start_folder, write_wheel
+from grader.platforms.shared.environment_files import BUILD, bundle_environment
+from grader.platforms.shared.folder import copy_course, start_folder, write_wheel
 from grader.records import record
 
 HOME = "/grader"  # where the image keeps the course and the wheel
@@ -33,7 +33,7 @@ def write_prairielearn_bundle(exercises: list[Exercise], root: Path, *, force: b
     copy_course(exercises, root)
     wheel = write_wheel(root / "dist")
     setup = root / "setup.sh"
-    setup.write_bytes((files("grader.platforms") / "gradescope_files" / "setup.sh").read_bytes())
+    setup.write_bytes((files("grader.platforms.shared") / "setup.sh").read_bytes())
     setup.chmod(0o755)
     entrypoint = root / ENTRYPOINT
     entrypoint.write_text(ENTRYPOINT_SCRIPT, encoding="utf-8")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import grader
 from grader.errors import UsageError
-from grader.platforms import DISTRIBUTION
+from grader.version import DISTRIBUTION
 
 SKIPPED = {"__pycache__"}
 KEPT_EXTRAS = {"data"}

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from grader.errors import UsageError
 from grader.model import Exercise
-from grader.platforms.course_files import course_files
-from grader.platforms.environment_files import environment_files
-from grader.platforms.wheel import build_wheel
+from grader.platforms.shared.course_files import course_files
+from grader.platforms.shared.environment_files import environment_files
+from grader.platforms.shared.wheel import build_wheel
 
 
 def start_folder(root: Path, force: bool) -> None:

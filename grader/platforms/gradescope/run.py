@@ -18,7 +18,7 @@ from grader.workers.job import uniform_report
 from grader.course import Course
 from grader.grading import GradingRequest, Pace, grade
 from grader.model import Exercise, Verdict
-from grader.platforms.gradescope import Graded, results
+from grader.platforms.gradescope.results import Graded, results
 from grader.records import record
 
 ROOT_VARIABLE = "GRADER_AUTOGRADER_ROOT"
@@ -131,10 +131,3 @@ def failure_results(error: BaseException) -> dict[str, object]:
         "tests": [],
         "extra_data": {"grader_error": f"{type(error).__name__}: {error}"},
     }
-
-
-def write_results(path: Path, data: dict[str, object]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f".{path.name}.partial")
-    partial.write_text(json.dumps(data, indent=2, ensure_ascii=True) + "\n", encoding="utf-8")
-    partial.replace(path)
