@@ -33,6 +33,7 @@ batch). The last line reads `rush: throughput/batch R, p95/ideal P, lost L, 5xx 
 from __future__ import annotations
 
 import argparse
+import bisect
 import json
 import os
 import random
@@ -317,6 +318,9 @@ def run(root: Path, args: argparse.Namespace) -> int:
         if times.is_file():
             moments.update({line["id"]: line for line in map(json.loads, times.read_text().splitlines())})
     print(breakdown(timed, rows, moments, ideals))
+    stored = sorted(row.submitted_at for row in rows.values())
+    busiest = max((bisect.bisect_right(stored, at + 1.0) - index for index, at in enumerate(stored)), default=0)
+    print(f"uploads stored: at most {busiest} in any one second (the server's storing of uploads at its busiest)")
     print(f"queue depth (queued+running) over the run: {depth_figure(depth, start)}")
     print(f"workers busy from the last tenth's start to the last report: {busy:.0%}")
     for number, samples in enumerate(memory):

@@ -23,6 +23,7 @@ from grader.errors import GraderError
 from grader.grading import grade, read_submission
 from grader.handins.base import Handin
 from grader.model import Exercise, Report
+from grader.server.database import Postgres
 from grader.server.state import State, Submission
 from grader.version import grader_version
 from grader.workers.job import Done, GradingKey, Job, job_request, pack, resolve
@@ -109,6 +110,9 @@ class GradingLoop:
         self.on_change: Callable[[int], None] | None = None  # a submission started or finished (any thread)
         self.moments: dict[int, tuple[float, float]] = {}  # submission -> (claimed, submitted to the pool)
         self.times = os.environ.get(TIMES_VARIABLE)
+        # This server's uploads wake the loop; another's, on a shared database, are found by looking again:
+        # soon, or its workers idle while the other server's queue waits.
+        self.poll = 0.5 if isinstance(state.db, Postgres) else 5.0
 
     def start(self) -> None:
         self.state.recover(RETRIES)
@@ -135,7 +139,7 @@ class GradingLoop:
         while not self._stop.is_set():
             try:
                 self._feed()
-                for done in self.pool.wait(timeout=5):
+                for done in self.pool.wait(timeout=self.poll):
                     self._record(done)
             except Exception:  # noqa: BLE001 - the loop must outlive any one submission's trouble
                 traceback.print_exc()
