@@ -18,7 +18,8 @@ can grade in it). Expected values are computed before any clock starts.
   The mixes differ a little (the rush has the wrong first tries too): each side's mean grading is printed.
 - upload to report p50/p95/max, beside what a perfect queue over the same workers gives each upload (first
   come first served, no time lost between two, each grading as long as the server measured it):
-  p95/ideal is the ratio of the two p95s.
+  p95/ideal is the ratio of the two p95s. The perfect queue is simulated from the uploads as the class sent
+  them (its arrivals, not the server's storing of them: a slow upload is the server's to answer for).
 - the queue's depth over time and the workers' busy share, sampled from /api/health; each server's resident
   memory over the run (idle before the rush, its peak, at the end).
 - lost: uploads acknowledged (202) that never got a report; 5xx: answers >= 500 or no answer at all.
@@ -32,6 +33,7 @@ batch). The last line reads `rush: throughput/batch R, p95/ideal P, lost L, 5xx 
 from __future__ import annotations
 
 import argparse
+import bisect
 import json
 import os
 import random
@@ -57,6 +59,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from serve import percentile, perfect_queue, rss_kib  # noqa: E402
 
 from grader.server.client import multipart  # noqa: E402
+from grader.server.queue import TIMES_VARIABLE  # noqa: E402
 from grader.server.state import State  # noqa: E402
 from grader.server.tokens import issue  # noqa: E402
 from tests.batch.classroom import SUFFIX, VARIANTS, write_class, write_course  # noqa: E402
@@ -183,6 +186,7 @@ def run(root: Path, args: argparse.Namespace) -> int:
     write_class(root / "warm", 4)
     grader("batch", root / "warm", "--exercises", exercises, "--out", root / "warm-out", "--workers", 1)
     uploads = uploads_of(root, args.students)
+    carried = task_bytes(exercises, uploads)
     where = ("--cluster", args.cluster) if args.cluster else ("--workers", str(args.workers))
 
     began = time.perf_counter()
@@ -192,6 +196,8 @@ def run(root: Path, args: argparse.Namespace) -> int:
     with sqlite3.connect(root / "out" / "results.sqlite") as db:
         batch_gradings, batch_work = db.execute("SELECT COUNT(*), SUM(wall_seconds) FROM gradings "
                                                 "WHERE worker != '-'").fetchone()
+        per_exercise = db.execute("SELECT exercise, COUNT(*), AVG(wall_seconds), AVG(cpu_seconds + grader_cpu_seconds) "
+                                  "FROM gradings WHERE worker != '-' GROUP BY exercise ORDER BY exercise").fetchall()
     window = args.window or max(5.0, batch_wall)
 
     state = State(root / "state", args.database)
@@ -202,8 +208,10 @@ def run(root: Path, args: argparse.Namespace) -> int:
     for number in range(args.servers):
         shared = ("--database", args.database, "--name", f"rush-{number}") if args.database else ()
         server = subprocess.Popen([sys.executable, "-m", "grader", "serve", "--state", root / "state",
-                                   "--exercises", exercises, "--port", "0", *where, *shared],
-                                  stdout=subprocess.PIPE, stderr=open(root / f"serve-{number}.stderr", "w"), text=True)
+                                   "--exercises", exercises, "--port", "0", *where, *shared,
+                                   "--max-per-address", "0"],  # the whole class is on one loopback address
+                                  stdout=subprocess.PIPE, stderr=open(root / f"serve-{number}.stderr", "w"), text=True,
+                                  env={**os.environ, TIMES_VARIABLE: str(root / f"serve-{number}.times")})
         servers.append(server)
         bases.append(re.search(r"on (http://\S+) ", server.stdout.readline())[1])  # type: ignore[union-attr,index]
     answers: list[int] = []
@@ -255,9 +263,14 @@ def run(root: Path, args: argparse.Namespace) -> int:
     reported = [u for u in acknowledged if u.reported]
     lost = sum(1 for u in acknowledged if not u.reported or u.number not in rows)
     errors = sum(1 for status in answers if status >= 500 or status == 0)
-    ideals = perfect_queue(list(rows.values()), workers)
-    timed = [u for u in reported if u.number in ideals]
+    bad = count_by(str(status) for status in answers if status >= 500 or status == 0)  # 0: no answer
+    # The ideal: the class's uploads, as sent, through a perfect queue over the same workers (every step but
+    # the grading itself free), first come first served; each grading as long as the server measured it.
+    timed = [u for u in reported if u.number in rows and rows[u.number].graded_at]
+    ideals = simulated(timed, rows, workers)
     real, ideal = [u.reported - u.sent for u in timed], [ideals[u.number] for u in timed]
+    fair = simulated(timed, rows, workers, fair=True)  # the same, in the server's fair order
+    from_stored = perfect_queue(list(rows.values()), workers)  # the earlier figure: from each one's storing
 
     rush_from = start + 0.9 * window
     last = max((row.graded_at for row in rows.values() if row.graded_at), default=rush_from)
@@ -280,6 +293,9 @@ def run(root: Path, args: argparse.Namespace) -> int:
           f"({len(uploads) - len({(u.student, u.exercise) for u in uploads})} resubmissions); {mode}; "
           f"window {window:.1f} s, {sum(1 for u in uploads if u.at >= 0.9) / len(uploads):.0%} of uploads in "
           f"its last tenth; load average {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
+    print("batch, per exercise: " + "; ".join(f"{name} {count} gradings, {wall:.3f} s on a worker, {cpu:.3f} s CPU "
+                                              f"(sandbox + worker)" for name, count, wall, cpu in per_exercise))
+    print(f"a Dask task's job, pickled (the hand-in and its key): {carried}")
     print(f"batch: {batch_gradings} gradings in {batch_wall:.1f} s: {batch_rate:.2f} gradings/s; a grading took "
           f"{batch_work / max(1, batch_gradings):.3f} s on a worker (mean)")
     print(f"rush: {len(in_rush)} gradings from the last tenth's start to the last report ({last - rush_from:.1f} s): "
@@ -292,11 +308,24 @@ def run(root: Path, args: argparse.Namespace) -> int:
               f"{max(real):.2f} s; a perfect queue over the same workers: p50 {statistics.median(ideal):.2f} s, "
               f"p95 {percentile(ideal, .95):.2f} s, max {max(ideal):.2f} s: p95 = {p95:.2f} x (target <= 1.2: "
               f"{met(p95 <= 1.2)})")
+        print(f"  the same perfect queue in the server's fair order (round robin over students): p95 "
+              f"{percentile([fair[u.number] for u in timed], .95):.2f} s; the earlier ideal (each upload's wait "
+              f"counted from its storing, the queue's state as it was then): p95 "
+              f"{percentile([from_stored[u.number] for u in timed if u.number in from_stored], .95):.2f} s")
+    moments = {}
+    for number in range(args.servers):
+        times = root / f"serve-{number}.times"
+        if times.is_file():
+            moments.update({line["id"]: line for line in map(json.loads, times.read_text().splitlines())})
+    print(breakdown(timed, rows, moments, ideals))
+    stored = sorted(row.submitted_at for row in rows.values())
+    busiest = max((bisect.bisect_right(stored, at + 1.0) - index for index, at in enumerate(stored)), default=0)
+    print(f"uploads stored: at most {busiest} in any one second (the server's storing of uploads at its busiest)")
     print(f"queue depth (queued+running) over the run: {depth_figure(depth, start)}")
     print(f"workers busy from the last tenth's start to the last report: {busy:.0%}")
     for number, samples in enumerate(memory):
         print(f"server {number} memory (RSS): {memory_of(samples)}")
-    print(f"answers: {len(answers)}; uploads acknowledged {len(acknowledged)} of {len(uploads)}, reported "
+    print(f"answers: {len(answers)}{f' (5xx or none, by status: {bad})' if bad else ''}; uploads acknowledged {len(acknowledged)} of {len(uploads)}, reported "
           f"{len(reported)}; verdicts {dict(sorted(count_by(u.verdict for u in reported).items()))}")
     print(f"command: {' '.join(sys.argv)}")
     print(f"rush: throughput/batch {throughput:.2f}, p95/ideal {p95:.2f}, lost {lost}, 5xx {errors}")
@@ -308,6 +337,99 @@ def count_by(values: object) -> dict[str, int]:
     for value in values:  # type: ignore[attr-defined]
         counts[value] = counts.get(value, 0) + 1
     return counts
+
+
+def simulated(uploads: list[Upload], rows: dict, workers: int, fair: bool = False) -> dict[int, float]:
+    """Each upload's time to report in a perfect queue: it arrives as it was sent, the first worker free takes
+    the next in line with no time lost (first come first served, or `fair`: the server's round robin over
+    students), and grades it for as long as the server measured; one graded without a worker takes none."""
+    import heapq
+    from collections import Counter
+
+    from grader.server.queue import fair_order
+
+    service = {u.number: rows[u.number].grading_seconds or 0.0 for u in uploads}
+    arrivals = sorted(uploads, key=lambda u: u.sent)
+    ideal = {u.number: 0.0 for u in arrivals if not service[u.number]}
+    pending = [u for u in arrivals if service[u.number]]
+    free = [(arrivals[0].sent if arrivals else 0.0, index, "") for index in range(workers)]  # (when, worker, student)
+    waiting: list[Upload] = []
+    in_hand: Counter[str] = Counter()
+    last_served: dict[str, int] = {}
+    while pending or waiting:
+        now, index, student = heapq.heappop(free)
+        in_hand[student] -= 1 if student else 0
+        if not waiting and pending[0].sent > now:
+            now = pending[0].sent
+        while pending and pending[0].sent <= now:
+            waiting.append(pending.pop(0))
+        if fair:
+            order = fair_order([u.number for u in waiting], {u.number: u.student for u in waiting}, in_hand, last_served)
+            chosen = next(u for u in waiting if u.number == order[0])
+        else:
+            chosen = waiting[0]
+        waiting.remove(chosen)
+        in_hand[chosen.student] += 1
+        last_served[chosen.student] = len(ideal)
+        done = now + service[chosen.number]
+        ideal[chosen.number] = done - chosen.sent
+        heapq.heappush(free, (done, index, chosen.student))
+    return ideal
+
+
+def task_bytes(exercises: Path, uploads: list[Upload]) -> str:
+    """Per exercise: the bytes of a job as a Dask task carries it (its packed exercise sent once per worker,
+    a reference in its place), beside the job with the packed exercise in it (as every task carried it)."""
+    from dataclasses import replace
+    from pickle import dumps
+
+    from grader.course import load_exercise
+    from grader.grading import read_submission
+    from grader.workers.job import GradingKey, Job, pack, resolve
+
+    figures = []
+    for exercise_id in sorted({u.exercise for u in uploads}):
+        exercise, expected, digest = resolve(load_exercise(exercises / f"{exercise_id}.yaml"))
+        packed = pack(exercise, expected)
+        upload = next(u for u in uploads if u.exercise == exercise_id)
+        path = exercises.parent / f"task-{exercise_id}{SUFFIX[exercise_id]}"
+        path.write_bytes(upload.data)
+        handin = read_submission(path, exercise)
+        job = Job(GradingKey(handin.digest(), digest, "x" * 12, True), packed, f"{upload.student}/{path.name}", handin,
+                  ())
+        figures.append(f"{exercise_id} {len(dumps(replace(job, packed_exercise=b'')))} B "
+                       f"(with its packed exercise, {len(packed)} B, in it: {len(dumps(job))} B)")
+    return "; ".join(figures)
+
+
+STEPS = (  # where an upload's time to report goes, step by step (the server's moments; the client's at the ends)
+    ("upload (sent to stored)", lambda u, row, m: row.submitted_at - u.sent),
+    ("queued to claimed", lambda u, row, m: m["claimed"] - row.submitted_at),
+    ("claimed to the pool", lambda u, row, m: m["submitted"] - m["claimed"]),
+    ("in the pool before a worker began", lambda u, row, m: m["received"] - m["grading"] - m["submitted"]),
+    ("grading on a worker", lambda u, row, m: m["grading"]),
+    ("its end to stored", lambda u, row, m: m["stored"] - m["received"]),
+    ("stored to reported", lambda u, row, m: u.reported - m["stored"]),
+)
+
+
+def breakdown(timed: list[Upload], rows: dict, moments: dict[int, dict[str, float]], ideals: dict[int, float]) -> str:
+    """Each step's mean over every upload graded on a worker and over the slowest twentieth of them (those
+    that make the p95), beside the ideal queue's wait for the same uploads."""
+    graded = sorted((u for u in timed if u.number in moments), key=lambda u: u.reported - u.sent)
+    if not graded:
+        return "where the time goes: no moments recorded"
+    slow = graded[-max(1, len(graded) // 20):]
+    lines = [f"where the time goes, mean s over all {len(graded)} graded on a worker | the slowest {len(slow)}:"]
+    for name, step in STEPS:
+        values = [step(u, rows[u.number], moments[u.number]) for u in graded]
+        lines.append(f"  {name:<36} {statistics.fmean(values):7.3f} | "
+                     f"{statistics.fmean(values[-len(slow):]):7.3f}")
+    for name, pick in (("upload to report", lambda u: u.reported - u.sent),
+                       ("ideal queue: its wait", lambda u: ideals[u.number] - (rows[u.number].grading_seconds or 0)),
+                       ("ideal queue: upload to report", lambda u: ideals[u.number])):
+        lines.append(f"  {name:<36} {statistics.fmean(map(pick, graded)):7.3f} | {statistics.fmean(map(pick, slow)):7.3f}")
+    return "\n".join(lines)
 
 
 def depth_figure(depth: list[tuple[float, int, int]], start: float) -> str:

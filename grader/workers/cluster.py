@@ -1,5 +1,8 @@
 """Dask workers: the same jobs, each through `grade_job` as a task on a worker of a Dask distributed cluster
-(Dask's public face only: `Client.submit`, a future's result).
+(Dask's public face only: `Client.scatter`, `Client.submit`, a future's result).
+
+A job's packed exercise (its expected answers with it: kilobytes to megabytes) is sent to the workers once,
+scattered by its content, and each task carries a reference to it: the tasks themselves carry the hand-in.
 
 Workers must run one task at a time per process (`--nthreads 1`): a process holds a single sandbox uid."""
 
@@ -7,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import re
+from dataclasses import replace
 from multiprocessing.connection import wait
 from typing import Any
 
@@ -52,6 +56,7 @@ class DaskPool(Pool):
         self.size = len(threads)
         self.crowded = sorted(w for w, n in threads.items() if n > 1)
         self.futures: dict[Any, Job] = {}  # in flight, in the order submitted
+        self.exercises: dict[bytes, Any] = {}  # a packed exercise -> its future on the workers (scattered once)
 
     def describe(self) -> str:
         where = "a local Dask cluster" if self.cluster is not None else f"the Dask cluster at {self.address}"
@@ -60,7 +65,8 @@ class DaskPool(Pool):
         return f"{self.size} worker{'s' if self.size != 1 else ''} of {where}{note}"
 
     def submit(self, job: Job, priority: int = 0) -> None:
-        future = self.client.submit(grade_job, job, pure=False, priority=priority)
+        future = self.client.submit(grade_packed, replace(job, packed_exercise=b""), self._scattered(job),
+                                    pure=False, priority=priority)
         future.add_done_callback(lambda _: self.wake())  # on the Dask client's thread
         self.futures[future] = job
 
@@ -78,6 +84,17 @@ class DaskPool(Pool):
                 self._woken()
             done = self._collect()
         return done
+
+    def _scattered(self, job: Job) -> Any:
+        """The packed exercise on the workers: sent to every one at its first job (by content: a changed
+        exercise, after a regrade, is another one), then named by reference. A worker that joins later fetches
+        it from a peer when a task needs it."""
+        packed = job.packed_exercise
+        future = self.exercises.get(packed)
+        if future is None or future.status != "finished":  # lost with every worker that held it: again
+            future = self.client.scatter(packed, broadcast=True, hash=True)
+            self.exercises[packed] = future
+        return future
 
     def _collect(self) -> list[Done]:
         done: list[Done] = []
@@ -100,9 +117,15 @@ class DaskPool(Pool):
     def stop(self) -> list[Job]:
         # Dask does not say which tasks a worker began: none comes back (a restart's recovery has them).
         self.futures.clear()
+        self.exercises.clear()
         if self.client is not None:
             self.client.close()
             if self.cluster is not None:
                 self.cluster.close()
             self.client = None
         return []
+
+
+def grade_packed(job: Job, packed_exercise: bytes) -> Graded:
+    """A Dask task: the job with its exercise as the worker holds it (Dask passes the scattered bytes)."""
+    return grade_job(replace(job, packed_exercise=packed_exercise))

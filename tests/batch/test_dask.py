@@ -63,3 +63,41 @@ def test_cluster_local_n_starts_a_dask_cluster_of_its_own(tmp_path: Path) -> Non
     assert (local.returncode, dask.returncode) == (0, 0), dask.stderr
     assert "of a local Dask cluster" in " ".join(dask.stdout.split())
     assert (tmp_path / "dask" / "gradebook.csv").read_bytes() == (tmp_path / "local" / "gradebook.csv").read_bytes()
+
+
+def test_a_dask_pool_sends_a_packed_exercise_to_each_worker_once_and_a_changed_one_again(tmp_path: Path) -> None:
+    from grader.course import load_exercise
+    from grader.grading import read_submission
+    from grader.workers.cluster import DaskPool
+    from grader.workers.job import GradingKey, Job, pack, resolve
+
+    exercises = write_course(tmp_path)
+    (tmp_path / "add.py").write_text("def add(a, b):\n    return a + b\n")
+
+    def jobs(count: int) -> list[Job]:
+        exercise, expected, digest = resolve(load_exercise(exercises / "add.yaml"))
+        packed = pack(exercise, expected)
+        handin = read_submission(tmp_path / "add.py", exercise)
+        return [Job(GradingKey(handin.digest(), digest, "test", True), packed, f"s{n}/add.py", handin, ())
+                for n in range(count)]
+
+    pool = DaskPool("local:2")
+    try:
+        first = jobs(4)
+        for job in first:
+            pool.submit(job)
+        assert [done.graded.report.verdict.value for done in pool.drain()] == ["passed"] * 4
+        # One copy on the cluster, on every worker: the tasks name it, and carry only their hand-ins.
+        (held,) = pool.exercises.values()
+        assert len(pool.client.who_has([held])[held.key]) == 2
+        # A changed spec (a regrade) is another exercise: sent again, and graded by its own expectations.
+        text = (exercises / "add.yaml").read_text()
+        (exercises / "add.yaml").write_text(text.replace("expect: 3", "expect: 4"))
+        changed = jobs(1)[0]
+        assert changed.packed_exercise != first[0].packed_exercise
+        pool.submit(changed)
+        (done,) = pool.drain()
+        assert done.graded.report.verdict.value == "wrong_answer"
+        assert len(pool.exercises) == 2
+    finally:
+        pool.close()
