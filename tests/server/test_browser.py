@@ -199,3 +199,22 @@ def test_a_ta_walks_from_the_grid_to_a_student_and_a_submissions_code(served: Se
     browser.wait_for("location.pathname === '/staff/analytics/add' && document.readyState === 'complete'")
     assert "3 students handed it in (4 submissions)" in browser.text()
     screenshot(browser, tmp_path / "artefacts" / "staff-analytics.png")
+
+
+def test_the_live_grid_takes_new_hand_ins_in_place_without_reloading(served: Served, browser: Browser) -> None:
+    staff, dana = served.token("prof", staff=True), served.token("dana")
+    served.start("--workers", "1")
+    browser.go(served.url + "/")
+    browser.evaluate(f"document.querySelector('input[name=token]').value = {json.dumps(staff)}")
+    browser.evaluate("document.querySelector('#sign-in').click()")
+    browser.wait_for("location.pathname === '/staff' && document.readyState === 'complete'")
+    browser.evaluate("document.querySelector('#live').click()")
+    browser.wait_for("location.search === '?live=1' && document.readyState === 'complete'")
+    danas_row = "Array.from(document.querySelectorAll('#grid tbody tr')).find(r => r.innerText.startsWith('dana')).innerText"
+    assert "not handed in" in str(browser.evaluate(danas_row))
+    browser.evaluate("window.stillThisPage = true")  # gone if the page reloaded itself
+
+    served.wait(dana, served.submit(dana, "add", ADD).body["id"])
+    browser.wait_for(f"{danas_row}.includes('passed')", timeout=120)
+    assert browser.evaluate("window.stillThisPage") is True
+    assert "done 1" in str(browser.evaluate("document.querySelector('#counts').innerText"))

@@ -234,12 +234,15 @@ def test_a_student_never_reads_a_hidden_tests_name_while_the_rules_hide_them(des
             assert name not in str(view), name
 
 
-def test_live_updates_are_an_opt_in_reload_and_no_script(desk: Served) -> None:
+def test_live_updates_are_an_opt_in_of_the_site_s_own_script_never_a_timed_reload(desk: Served) -> None:
     plain = staff_get(desk, "/staff")[1]
     live = staff_get(desk, "/staff?live=1&sort=total")[1]
-    assert 'http-equiv="refresh"' not in plain and 'http-equiv="refresh"' in live
-    assert "<script" not in plain and "<script" not in live
+    assert "http-equiv" not in plain and "http-equiv" not in live  # WCAG 2.2.1: no page reloads itself
+    assert "<script" not in plain and 'data-live' not in plain
+    assert '<script src="/static/live.js" defer></script>' in live and 'id="class-now" data-live="10"' in live
     assert 'href="?sort=total"' in live  # stopping keeps the sort
+    script = desk.call("GET", "/static/live.js")
+    assert script.status == 200 and "data-live" in script.body
 
 
 def test_the_analytics_follow_the_queue(served: Served) -> None:

@@ -51,7 +51,8 @@ def _page(request: Request, title: str, body: str, status: int = 200, form_to: s
     """A page of the tool's own: no script, framed only by the platforms, forms only to us (or to the
     platform's deep-linking return)."""
     store = _store(request)
-    csp = (f"default-src 'none'; style-src 'unsafe-inline'; form-action 'self' {form_to}".rstrip() +
+    csp = (f"default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; "
+           f"form-action 'self' {form_to}".rstrip() +
            f"; frame-ancestors 'self' {_framed_by(store)}; base-uri 'none'")
     text = (f"<!doctype html><html lang=en><head><meta charset=utf-8><title>{html.escape(title)}</title>"
             "<style>body{font-family:system-ui,sans-serif;margin:1rem}table{border-collapse:collapse}"
@@ -308,12 +309,13 @@ async def exercise_page(request: Request) -> Response:
             f"<input type=hidden name=csrf value={html.escape(csrf)}>"
             f"<input type=hidden name=exercise value={html.escape(exercise_id)}>"
             "<label>File <input type=file name=file required></label> <button id=submit>Submit</button></form>"
+            f"<div id=submissions-now{' data-live=2' if busy else ''}>"
             "<table id=submissions><tr><th>submission</th><th>status</th><th>score</th><th>sent</th></tr>"
-            f"{''.join(rows)}</table>")
+            f"{''.join(rows)}</table></div>")
     if caller.staff:
         body += await run_in_threadpool(_refused_sends, _store(request), exercise_id)
-    if busy:
-        body = "<meta http-equiv=refresh content=2>" + body
+    if busy:  # the table updates itself while grading goes on: the server's own live.js, added only
+        body += "<script src=/static/live.js defer></script>"
     response = _page(request, title, body)
     if request.cookies.get(CSRF_COOKIE) != csrf:
         _set_cookie(request, response, CSRF_COOKIE, csrf)
