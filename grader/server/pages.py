@@ -393,7 +393,7 @@ async def staff_similarity(request: Request) -> Response:
     if not re.fullmatch(r"index\.html|pairs/\d{1,6}\.html", name) or not (out / "similarity" / name).is_file():
         return page(request, "message.html.j2", 404, title="Not found", message="No such page.")
     html = (out / "similarity" / name).read_text(encoding="utf-8")
-    back = '<p><a href="/staff" id="back-to-grid">← the class grid</a></p>'  # the report's own links stay
+    back = ('<nav aria-label="the course"><p><a href="/staff" id="back-to-grid">← the class grid</a></p></nav>')
     html = re.sub(r"(<body[^>]*>)", lambda found: found[1] + back, html, count=1)
     return HTMLResponse(html, headers=HEADERS)
 

@@ -14,7 +14,7 @@ from tests.a11y.pages import PAGES, Page, open_page
 # What a page may say beside a verdict's colour: the verdict's words, a submission's states, a mutant's fate,
 # or a symbol.
 WORDS = sorted({str(v).replace("_", " ") for v in Verdict} | {str(v) for v in Verdict} |
-               {"failed", "queued", "running", "survived", "equivalent", "killed", "floor", "✓", "✗"})
+               {"failed", "queued", "running", "survived", "equivalent", "killed", "floor", "not handed in", "✓", "✗"})
 COLOURED = ".passed, .failed, .skipped, .missing, .pending"
 
 

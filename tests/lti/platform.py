@@ -50,6 +50,7 @@ class Platform:
     tokens_issued: list[dict[str, Any]] = field(default_factory=list)
     auth_requests: list[dict[str, str]] = field(default_factory=list)
     page_host: str = "127.0.0.1"  # the host its pages (course page, authorisation) are served under
+    launch_as: dict[str, Any] = field(default_factory=dict)  # claims the next authorisation signs (sub, roles...)
     server: ThreadingHTTPServer | None = None
 
     def start(self) -> "Platform":
@@ -89,7 +90,8 @@ class Platform:
                 elif self.path.startswith("/auth"):  # OIDC authorisation: the signed launch, posted back
                     query = {k: v[0] for k, v in parse_qs(urlsplit(self.path).query).items()}
                     platform.auth_requests.append(query)
-                    token = platform.sign(platform.claims(query["nonce"], sub=query["login_hint"]))
+                    chosen = {"sub": query["login_hint"], **platform.launch_as}
+                    token = platform.sign(platform.claims(query["nonce"], **chosen))
                     self._html(platform.autopost(query["redirect_uri"], {"state": query["state"], "id_token": token}))
                 elif self.path.startswith("/members"):
                     if not self._authorised():
