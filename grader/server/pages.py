@@ -260,8 +260,10 @@ async def staff_student(request: Request) -> Response:
     if student not in server.state.students():
         return not_found(request, "No such student.")
     overrides = {e: o for (s, e), o in server.state.overrides().items() if s == student}
+    from grader.server.review_routes import audit_of  # every score change, on the student's page
+
     return page(request, "staff_student.html.j2", student=student, submissions=history(request, caller, student),
-                overrides=overrides, exercises=server.exercises.ids())
+                overrides=overrides, exercises=server.exercises.ids(), changes=audit_of(request, student))
 
 
 async def staff_regrade(request: Request) -> Response:
