@@ -277,7 +277,7 @@ async def request_page(request: Request) -> Response:
             most = server.exercises.get(found.exercise)[0].max_score
         except GraderError:  # a broken spec: the answer form takes no score
             most = None
-    return page(request, "regrade.html.j2", staff=caller.staff, request=reviews.request_json(server, found),
+    return page(request, "regrade.html.j2", staff=caller.staff, asked=reviews.request_json(server, found),
                 most=most)
 
 
