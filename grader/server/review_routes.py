@@ -174,7 +174,7 @@ async def review_page(request: Request) -> Response:
         return RedirectResponse("/", status_code=303)
     server = request.app.state.server
     try:
-        submission = reviews.submission_of(server, caller, request.path_params["number"])
+        submission = reviews.submission_at(server, caller, request.path_params["number"])
         rubric = reviews.rubric_of(server, submission.exercise)
     except Refused as problem:
         return _refusal(request, problem)
@@ -207,9 +207,9 @@ async def review_form(request: Request) -> Response:
             return forbidden(request)
         comments = [{"line": line, "text": text} for line, text in zip(form.getlist("line"), form.getlist("comment"))
                     if str(line).strip() or str(text).strip()]
-        body = {"submission": request.path_params["number"], "rubric": form.getlist("rubric"),
-                "comments": comments, "summary": form.get("summary", "")}
+        body = {"rubric": form.getlist("rubric"), "comments": comments, "summary": form.get("summary", "")}
     try:
+        body["submission"] = reviews.submission_at(request.app.state.server, caller, request.path_params["number"]).id
         await run_in_threadpool(reviews.save_review, request.app.state.server, caller, body)
     except Refused as problem:
         return _refusal(request, problem)

@@ -58,6 +58,14 @@ def submission_of(server: Server, caller: Caller, value: object) -> Submission:
     return found
 
 
+def submission_at(server: Server, caller: Caller, text: str) -> Submission:
+    """The submission a path names (/submissions/ID/...): anything but an id of one of the caller's is 404."""
+    number = inputs.submission_id(text)
+    if number is None:
+        raise Refused(404, "no such submission")
+    return submission_of(server, caller, number)
+
+
 def rubric_of(server: Server, exercise_id: str) -> tuple[RubricItem, ...]:
     try:
         return server.exercises.get(exercise_id)[0].rubric  # type: ignore[no-any-return]

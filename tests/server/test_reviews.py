@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from tests.server.conftest import Answer, Served, signed_in
+from tests.server.conftest import CSRF, Answer, Served, signed_in
+from tests.server.test_postgres import database  # noqa: F401 - a fixture: a throwaway PostgreSQL
 
 RUBRIC = """\
 rubric:
@@ -240,3 +241,99 @@ def test_the_api_changes_no_review_for_a_sign_in_cookie(served: Served) -> None:
                              headers={**signed_in(ta), "Origin": served.url})
         assert answer.status == 403 and "Bearer" in answer.body["error"]
     assert served.call("GET", f"/api/reviews?submission={number}", ta).status == 404
+
+
+def form(fields: list[tuple[str, str]]) -> tuple[bytes, str]:
+    from urllib.parse import urlencode
+
+    return urlencode(fields).encode(), "application/x-www-form-urlencoded"
+
+
+SAME = {"Origin": "", "Sec-Fetch-Site": "same-origin"}  # Origin: the server's own, filled in below
+
+
+def test_the_review_and_request_forms_need_their_csrf_token_and_the_servers_own_origin(served: Served) -> None:
+    ta, alice, _, number = class_of_two(served)
+    request = post(served, "/api/regrade-requests", alice,
+                   {"submission": number, "test": "add(2, 2)", "message": "why?"}).body["id"]
+    forms = [
+        (ta, f"/submissions/{number}/review", [("rubric", "clear-names"), ("line", "2"), ("comment", "hm")]),
+        (ta, "/staff/reviews/release", [("exercise", "add")]),
+        (alice, "/regrade-requests", [("submission", str(number)), ("about", "test:add(1, 2)"), ("message", "?")]),
+        (ta, f"/regrade-requests/{request}", [("message", "no"), ("score", "4")]),
+    ]
+    own = {**SAME, "Origin": served.url}
+    for token, path, fields in forms:
+        body, kind = form([("csrf", CSRF), *fields])
+        for headers in ({"Origin": "http://evil.example"}, {"Sec-Fetch-Site": "cross-site"}):
+            answer = served.call("POST", path, None, body, kind, headers={**signed_in(token), **headers}, follow=False)
+            assert answer.status == 403, (path, headers)
+        stale, _ = form([("csrf", "stale"), *fields])
+        assert served.call("POST", path, None, stale, kind, headers={**signed_in(token), **own},
+                           follow=False).status == 403, path
+    assert served.call("GET", "/api/audit?student=alice", ta).body["changes"] == []
+    assert len(served.call("GET", "/api/regrade-requests", ta).body["requests"]) == 1
+    for token, path, fields in forms:  # the same forms from the server's own pages go through
+        body, kind = form([("csrf", CSRF), *fields])
+        answer = served.call("POST", path, None, body, kind, headers={**signed_in(token), **own}, follow=False)
+        assert answer.status == 303, (path, answer.body)
+    whats = [c["what"] for c in served.call("GET", "/api/audit?student=alice", ta).body["changes"]]
+    assert whats == ["review", "release", "request"]
+    assert served.call("GET", f"/api/reviews?submission={number}", alice).body["comments"] == [
+        {"line": 2, "text": "hm"}]
+
+
+def test_every_page_of_reviews_requests_and_the_audit_answers_a_bad_id_or_name_with_a_4xx(served: Served) -> None:
+    ta, alice, bob, number = class_of_two(served)
+    request = post(served, "/api/regrade-requests", alice,
+                   {"submission": number, "test": "add(2, 2)", "message": "<script>alert(1)</script>"}).body["id"]
+    pages = {  # (token, path): status
+        (ta, f"/submissions/{number}/review"): 200, (alice, f"/submissions/{number}/review"): 200,
+        (bob, f"/submissions/{number}/review"): 404, (ta, "/submissions/0/review"): 404,
+        (ta, "/submissions/99999999999999999999999/review"): 404, (ta, "/submissions/%D9%A3/review"): 404,
+        (ta, "/staff/reviews"): 200, (ta, "/regrade-requests"): 200, (alice, "/regrade-requests"): 200,
+        (ta, f"/regrade-requests/{request}"): 200, (alice, f"/regrade-requests/{request}"): 200,
+        (bob, f"/regrade-requests/{request}"): 404, (ta, "/regrade-requests/x"): 404,
+        (ta, "/staff/audit?student=alice"): 200, (ta, "/staff/audit?student=%00"): 404,
+        (ta, "/staff/students/alice"): 200,
+    }
+    found = {key: served.call("GET", key[1], key[0]).status for key in pages}
+    assert found == pages
+    thread = served.call("GET", f"/regrade-requests/{request}", ta).body
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in thread and "<script>" not in thread
+    bad_form, kind = form([("csrf", CSRF), ("rubric", "made-up")])
+    refused = served.call("POST", f"/submissions/{number}/review", None, bad_form, kind,
+                          headers={**signed_in(ta), "Origin": served.url}, follow=False)
+    assert refused.status == 422 and "no rubric item" in refused.body
+    huge, kind = form([("csrf", CSRF), ("line", "1" * 40), ("comment", "x")])
+    assert served.call("POST", f"/submissions/{number}/review", None, huge, kind,
+                       headers={**signed_in(ta), "Origin": served.url}, follow=False).status == 422
+
+
+def test_reviews_requests_and_the_audit_live_in_postgresql_too(served: Served, database: str) -> None:
+    from tests.conftest import run_cli
+
+    with_rubric(served)
+    tokens = {}
+    for name, staff in (("ta", True), ("alice", False)):
+        made = run_cli("serve", "token", name, "--state", served.state, "--database", database,
+                       *(("--staff",) if staff else ()))
+        assert made.returncode == 0, made.stderr
+        tokens[name] = made.stdout.strip()
+    ta, alice = tokens["ta"], tokens["alice"]
+    served.start("--workers", "1", "--database", database)
+    number = served.submit(alice, "add", PARTLY).body["id"]
+    served.wait(alice, number)
+    assert post(served, "/api/reviews", ta, {"submission": number, "rubric": ["no-docstring"],
+                                             "comments": [{"line": 2, "text": "zoë ✓"}]}).status == 200
+    assert post(served, "/api/reviews", ta, {"submission": number, "rubric": ["copied-code"]}).body["points"] == -2
+    assert post(served, "/api/reviews/release", ta, {"student": "alice"}).body == {"released": [number]}
+    assert served.call("GET", f"/api/submissions/{number}", alice).body["counted_score"] == 1.0
+    request = post(served, "/api/regrade-requests", alice,
+                   {"submission": number, "rubric_item": "copied-code", "message": "Where?"}).body["id"]
+    answered = post(served, f"/api/regrade-requests/{request}", ta, {"message": "Line 2 and 4", "score": 2})
+    assert answered.body["status"] == "answered"
+    assert cell(served, ta)["score"] == 2.0
+    rows = [(c["what"], c["before"], c["after"]) for c in
+            served.call("GET", "/api/audit?student=alice", ta).body["changes"]]
+    assert rows == [("review", None, -1.0), ("review", -1.0, -2.0), ("release", 3.0, 1.0), ("request", None, 2.0)]
