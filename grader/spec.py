@@ -17,8 +17,7 @@ from grader.feedback_spec import read_feedback
 from grader.forms import COMMON_KEYS, FORMS, TestForm, form_keys
 from grader.forms.given import read_given
 from grader.kinds import KINDS, SubmissionKind
-from grader.model import (MISSING, CalibrationRule, CheckerSpec, Exercise, Limits, MutantsRule, RubricItem, Rule,
-                          Test)
+from grader.model import MISSING, CalibrationRule, CheckerSpec, Exercise, Limits, MutantsRule, RubricItem, Rule, Test
 
 EXERCISE_KEYS = ("title", "kind", "entry", "statement", "starter", "hints", "prelude", "test_setup", "handin_files", "hidden_tests", "snippet", "limits",
                  "checker", "require", "forbid", "tests",
