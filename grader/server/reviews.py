@@ -18,7 +18,7 @@ from grader.server import inputs
 from grader.server.inputs import Refused
 from grader.server.state import Change, Message, Override, RegradeRequest, Review, Submission
 from grader.server.tokens import Caller
-from grader.server.views import iso, scores_of, seen_by_student
+from grader.server.views import combined, iso, scores_of, seen_by_student
 
 if TYPE_CHECKING:
     from grader.server.app import Server
@@ -290,14 +290,13 @@ def audit_rows(server: Server, student: str) -> list[dict[str, object]]:
         lateness = server.rules.lateness(student, submission.exercise, submission.submitted_at)
         if not lateness.late:
             continue
-        from grader.server.views import combined
-
+        on_time = replace(lateness, late=False, penalty=0.0, too_late=False)
         after = combined(submission, submission.report, lateness)
         why = ("after the late cut-off: not counted" if after is None else
                f"late: {lateness.penalty:g} % off")
         rows.append(_change_json(Change(student, submission.exercise, submission.id, "late", "rules",
-                                        submission.graded_at or submission.submitted_at, submission.report.score,
-                                        after, why)))
+                                        submission.graded_at or submission.submitted_at,
+                                        combined(submission, submission.report, on_time), after, why)))
     return sorted(rows, key=lambda row: str(row["at"]))
 
 

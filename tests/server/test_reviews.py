@@ -337,3 +337,25 @@ def test_reviews_requests_and_the_audit_live_in_postgresql_too(served: Served, d
     rows = [(c["what"], c["before"], c["after"]) for c in
             served.call("GET", "/api/audit?student=alice", ta).body["changes"]]
     assert rows == [("review", None, -1.0), ("review", -1.0, -2.0), ("release", 3.0, 1.0), ("request", None, 2.0)]
+
+
+def test_a_late_hand_ins_review_counts_before_the_late_rule_and_the_audit_shows_the_rule_applied(
+        served: Served) -> None:
+    import time
+
+    from tests.server.test_rules import DAY, stamp
+
+    (served.root / "grader-course.yaml").write_text(f"rules:\n  deadline: {stamp(time.time() - 1.5 * DAY)}\n"
+                                                    "  late: {penalty: 10, per: day}\n")
+    ta, alice, _, number = class_of_two(served)
+    assert cell(served, ta)["score"] == pytest.approx(3 * 0.8)
+    post(served, "/api/reviews", ta, {"submission": number, "rubric": ["no-docstring"]})
+    post(served, "/api/reviews/release", ta, {"exercise": "add"})
+    assert cell(served, ta)["score"] == pytest.approx((3 - 1) * 0.8)  # the rubric, then the late rule
+    assert served.call("GET", f"/api/submissions/{number}", alice).body["counted_score"] == pytest.approx(1.6)
+    changes = served.call("GET", "/api/audit?student=alice", ta).body["changes"]
+    late = [c for c in changes if c["what"] == "late"]
+    assert [(c["who"], c["before"], c["why"]) for c in late] == [("rules", 2.0, "late: 20 % off")]
+    assert late[0]["after"] == pytest.approx(1.6)
+    release = next(c for c in changes if c["what"] == "release")
+    assert (release["before"], release["after"]) == (pytest.approx(2.4), pytest.approx(1.6))
