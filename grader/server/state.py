@@ -365,9 +365,9 @@ class State:
         with self.transaction(durable=False) as db:
             before = db.execute("SELECT student, exercise, report FROM submissions WHERE id = ? AND report IS NOT NULL",
                                 (number,)).fetchone()
-            if before is not None and pickle.loads(before[2]).score != report.score:  # graded again: a change
-                _audit(db, Change(before[0], before[1], number, "regrade", "grader", time.time(),
-                                  pickle.loads(before[2]).score, report.score,
+            old = pickle.loads(before[2]).score if before is not None else report.score
+            if old != report.score:  # graded again, to another score: a row of the audit
+                _audit(db, Change(before[0], before[1], number, "regrade", "grader", time.time(), old, report.score,
                                   error or "graded again (the exercise or the grader changed)"))
             db.execute("UPDATE submissions SET status = ?, report = ?, exercise_digest = ?, error = ?, graded_at = ?, "
                        "grading_seconds = ? WHERE id = ?", ("error" if error else "done", pickle.dumps(report),
