@@ -189,6 +189,15 @@ class MutantsRule:
 
 
 @record
+class RubricItem:
+    """One item of the spec's `rubric:`: what a TA ticks when reviewing a hand-in by hand."""
+
+    id: str
+    points: float  # added to the tests' score when ticked: negative takes points off
+    description: str
+
+
+@record
 class Exercise:
     id: str
     title: str
@@ -209,6 +218,7 @@ class Exercise:
     forbid: tuple[Rule, ...] = ()
     calibration: CalibrationRule = field(default_factory=CalibrationRule)
     mutants: MutantsRule = field(default_factory=MutantsRule)
+    rubric: tuple[RubricItem, ...] = ()  # a TA's review ticks these (grader serve)
 
     @property
     def reference_dir(self) -> Path:

@@ -482,6 +482,8 @@ def make_app(server: Server) -> ASGIApp:
     from grader.platforms.lti.routes import routes as lti_routes
     from grader.server.analytics_routes import get_analytics
     from grader.server.pages import page_routes
+    from grader.server.review_routes import (get_audit, get_request, get_review, list_requests, post_release,
+                                             post_request, post_request_reply, post_review, review_pages)
 
     routes = [
         Route("/api/health", health, methods=["GET"]),
@@ -492,7 +494,16 @@ def make_app(server: Server) -> ASGIApp:
         Route("/api/regrade", post_regrade, methods=["POST"]),
         Route("/api/overrides", post_override, methods=["POST"]),
         Route("/api/analytics", get_analytics, methods=["GET"]),
+        Route("/api/reviews", post_review, methods=["POST"]),
+        Route("/api/reviews", get_review, methods=["GET"]),
+        Route("/api/reviews/release", post_release, methods=["POST"]),
+        Route("/api/regrade-requests", post_request, methods=["POST"]),
+        Route("/api/regrade-requests", list_requests, methods=["GET"]),
+        Route("/api/regrade-requests/{number}", get_request, methods=["GET"]),
+        Route("/api/regrade-requests/{number}", post_request_reply, methods=["POST"]),
+        Route("/api/audit", get_audit, methods=["GET"]),
         Route("/api/openapi.json", lambda _: Response(openapi_json(), media_type="application/json"), methods=["GET"]),
+        *review_pages(),  # reviews, regrade requests, the audit: before page_routes' /staff/students/{path}
         *page_routes(),
         *lti_routes(server),  # LTI 1.3: the LMS's launches, deep linking, the JWKS
     ]

@@ -306,11 +306,13 @@ async def staff_student(request: Request) -> Response:
     overrides = {e: o for (s, e), o in server.state.overrides().items() if s == student}
     from starlette.concurrency import run_in_threadpool
 
+    from grader.server.review_routes import audit_of  # every score change, on the student's page
+
     values = await run_in_threadpool(class_values, server, {"name": ""})
     row = next((r for r in values["grid"].rows if r.student == student), None)
     submissions = history(request, caller, student)
     return page(request, "staff_student.html.j2", student=student, submissions=submissions, row=row,
-                overrides=overrides, exercises=server.exercises.ids())
+                overrides=overrides, exercises=server.exercises.ids(), changes=audit_of(request, student))
 
 
 def stored_code(server: Any, submission: Any) -> Any:

@@ -8,6 +8,7 @@ grader/server/database.py translates the little that differs."""
 
 from __future__ import annotations
 
+import json
 import os
 import pickle
 import secrets
@@ -62,6 +63,29 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     (  # 3: how long its grading took on a worker: what a queue's wait is measured against
         "ALTER TABLE submissions ADD COLUMN grading_seconds REAL",
     ),
+    (  # 4: the human half of grading: reviews, regrade requests, and the audit of every score change
+        """CREATE TABLE reviews (           -- a TA's review of one submission: tied to its code, kept by regrades
+            submission BIGINT PRIMARY KEY, student TEXT NOT NULL, exercise TEXT NOT NULL,
+            items TEXT NOT NULL,            -- JSON: the rubric items ticked, with their points as reviewed
+            comments TEXT NOT NULL,         -- JSON: [{"line": N, "text": ...}], lines of that submission's code
+            summary TEXT NOT NULL, points REAL NOT NULL,
+            staff_member TEXT NOT NULL, at REAL NOT NULL,
+            released_at REAL)               -- NULL until staff release it: the student sees nothing before""",
+        "CREATE INDEX reviews_of ON reviews (student, exercise)",
+        """CREATE TABLE regrade_requests (  -- a student's question about a test or a rubric item of a submission
+            id INTEGER PRIMARY KEY AUTOINCREMENT, submission BIGINT NOT NULL, student TEXT NOT NULL,
+            exercise TEXT NOT NULL, about TEXT NOT NULL, status TEXT NOT NULL, at REAL NOT NULL)""",
+        "CREATE INDEX regrade_requests_of ON regrade_requests (student)",
+        """CREATE TABLE request_messages (  -- the thread of a regrade request, both sides
+            id INTEGER PRIMARY KEY AUTOINCREMENT, request BIGINT NOT NULL, author TEXT NOT NULL,
+            staff INTEGER NOT NULL, text TEXT NOT NULL, at REAL NOT NULL, score REAL)""",
+        "CREATE INDEX request_messages_of ON request_messages (request)",
+        """CREATE TABLE audit (             -- every score change: who, when, from what to what, why
+            id INTEGER PRIMARY KEY AUTOINCREMENT, student TEXT NOT NULL, exercise TEXT NOT NULL,
+            submission BIGINT, what TEXT NOT NULL, who TEXT NOT NULL, at REAL NOT NULL,
+            before REAL, after REAL, why TEXT NOT NULL)""",
+        "CREATE INDEX audit_of ON audit (student, at)",
+    ),
 )
 
 
@@ -81,6 +105,7 @@ class Submission:
     error: str | None
     graded_at: float | None
     grading_seconds: float | None = None  # its last grading's wall-clock time on a worker, the queue's wait left out
+    review_points: float | None = None  # its review's points once released to the student (views.combined)
 
 
 @record
@@ -93,8 +118,63 @@ class Override:
     at: float
 
 
-_COLUMNS = ("id, student, exercise, file, sent_name, sha256, submitted_at, status, attempts, exercise_digest, "
-            "report, error, graded_at, grading_seconds")
+@record
+class Review:
+    """A TA's review of one submission: the rubric items ticked (id, points, description as reviewed) and
+    comments on lines of that submission's code."""
+    submission: int
+    student: str
+    exercise: str
+    items: tuple[tuple[str, float, str], ...]
+    comments: tuple[tuple[int, str], ...]
+    summary: str
+    points: float
+    by: str
+    at: float
+    released_at: float | None = None
+
+
+@record
+class RegradeRequest:
+    id: int
+    submission: int
+    student: str
+    exercise: str
+    about: str  # "test:NAME" or "rubric:ID"
+    status: str  # open, answered
+    at: float
+
+
+@record
+class Message:
+    """One message of a regrade request's thread; `score`: the score staff set with it, if they changed it."""
+    id: int
+    request: int
+    author: str
+    staff: bool
+    text: str
+    at: float
+    score: float | None = None
+
+
+@record
+class Change:
+    """A row of the audit: a score changed (or a change to one was made: a review, its release)."""
+    student: str
+    exercise: str
+    submission: int | None
+    what: str  # regrade, override, review, release, late, request
+    who: str
+    at: float
+    before: float | None
+    after: float | None
+    why: str
+
+
+_COLUMNS = ("s.id, s.student, s.exercise, s.file, s.sent_name, s.sha256, s.submitted_at, s.status, s.attempts, "
+            "s.exercise_digest, s.report, s.error, s.graded_at, s.grading_seconds, r.points")
+_REVIEW = "submission, student, exercise, items, comments, summary, points, staff_member, at, released_at"
+_REQUEST = "id, submission, student, exercise, about, status, at"
 
 
 class State:
@@ -199,7 +279,7 @@ class State:
         return number
 
     def get(self, number: int) -> Submission | None:
-        found = self._select("WHERE id = ?", (number,))
+        found = self._select("WHERE s.id = ?", (number,))
         return found[0] if found else None
 
     def list(self, student: str | None = None, exercise: str | None = None, status: str | None = None,
@@ -207,16 +287,18 @@ class State:
         clauses, values = [], []
         for column, value in (("student", student), ("exercise", exercise), ("status", status)):
             if value is not None:
-                clauses.append(f"{column} = ?")
+                clauses.append(f"s.{column} = ?")
                 values.append(value)
         if since is not None:
-            clauses.append("submitted_at >= ?")
+            clauses.append("s.submitted_at >= ?")
             values.append(since)
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
-        return self._select(f"{where} ORDER BY id", tuple(values))
+        return self._select(f"{where} ORDER BY s.id", tuple(values))
 
     def _select(self, tail: str, values: tuple[object, ...]) -> list[Submission]:
-        rows = self._read(f"SELECT {_COLUMNS} FROM submissions {tail}", values)
+        # A released review's points travel with its submission: every score computed from it sees them.
+        rows = self._read(f"SELECT {_COLUMNS} FROM submissions s LEFT JOIN reviews r ON r.submission = s.id AND "
+                          f"r.released_at IS NOT NULL {tail}", values)
         return [Submission(*row[:10], pickle.loads(row[10]) if row[10] else None, *row[11:]) for row in rows]
 
     def counts(self) -> dict[str, int]:
@@ -281,6 +363,12 @@ class State:
                seconds: float | None = None) -> None:
         """`seconds`: how long the grading itself took (a worker's wall-clock time)."""
         with self.transaction(durable=False) as db:
+            before = db.execute("SELECT student, exercise, report FROM submissions WHERE id = ? AND report IS NOT NULL",
+                                (number,)).fetchone()
+            old = pickle.loads(before[2]).score if before is not None else report.score
+            if old != report.score:  # graded again, to another score: a row of the audit
+                _audit(db, Change(before[0], before[1], number, "regrade", "grader", time.time(), old, report.score,
+                                  error or "graded again (the exercise or the grader changed)"))
             db.execute("UPDATE submissions SET status = ?, report = ?, exercise_digest = ?, error = ?, graded_at = ?, "
                        "grading_seconds = ? WHERE id = ?", ("error" if error else "done", pickle.dumps(report),
                                                             exercise_digest, error, time.time(), seconds, number))
@@ -293,16 +381,126 @@ class State:
 
     # ------------------------------------------------------------ overrides
     def set_override(self, override: Override) -> None:
+        """The override, and its row in the audit: from the override before (none: NULL) to this one."""
         with self.transaction() as db:
-            db.execute("INSERT INTO overrides VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (student, exercise) DO UPDATE "
-                       "SET score = excluded.score, reason = excluded.reason, staff_member = excluded.staff_member, "
-                       "at = excluded.at",
-                       (override.student, override.exercise, override.score, override.reason, override.by,
-                        override.at))
+            _put_override(db, override, "override", None)
 
     def overrides(self) -> dict[tuple[str, str], Override]:
         rows = self._read("SELECT student, exercise, score, reason, staff_member, at FROM overrides")
         return {(row[0], row[1]): Override(*row) for row in rows}
+
+
+    # ------------------------------------------------------------ reviews
+    def save_review(self, review: Review, change: Change) -> None:
+        """A submission's review, replacing the one before (a released one stays released), and its audit row."""
+        with self.transaction() as db:
+            db.execute(f"INSERT INTO reviews ({_REVIEW}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL) "
+                       "ON CONFLICT (submission) DO UPDATE SET items = excluded.items, comments = excluded.comments, "
+                       "summary = excluded.summary, points = excluded.points, staff_member = excluded.staff_member, "
+                       "at = excluded.at",
+                       (review.submission, review.student, review.exercise,
+                        json.dumps([list(item) for item in review.items]),
+                        json.dumps([list(comment) for comment in review.comments]), review.summary,
+                        review.points, review.by, review.at))
+            _audit(db, change)
+
+    def review(self, submission: int) -> Review | None:
+        found = self.reviews(submission=submission)
+        return found[0] if found else None
+
+    def reviews(self, student: str | None = None, exercise: str | None = None, submission: int | None = None,
+                released: bool | None = None) -> list[Review]:
+        clauses, values = [], []
+        for column, value in (("student", student), ("exercise", exercise), ("submission", submission)):
+            if value is not None:
+                clauses.append(f"{column} = ?")
+                values.append(value)
+        if released is not None:
+            clauses.append(f"released_at IS {'NOT ' if released else ''}NULL")
+        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+        rows = self._read(f"SELECT {_REVIEW} FROM reviews {where} ORDER BY submission", tuple(values))
+        return [Review(row[0], row[1], row[2], tuple((i, float(p), d) for i, p, d in json.loads(row[3])),
+                       tuple((int(n), t) for n, t in json.loads(row[4])), *row[5:]) for row in rows]
+
+    def release(self, numbers: list[int], at: float, changes: list[Change]) -> None:
+        """These submissions' reviews shown to their students from now on, with the audit's rows."""
+        with self.transaction() as db:
+            db.executemany("UPDATE reviews SET released_at = ? WHERE submission = ? AND released_at IS NULL",
+                           [(at, number) for number in numbers])
+            for change in changes:
+                _audit(db, change)
+
+    # ------------------------------------------------------------ regrade requests
+    def add_request(self, submission: Submission, about: str, text: str, at: float) -> int:
+        with self.transaction() as db:
+            number = int(db.execute(
+                "INSERT INTO regrade_requests (submission, student, exercise, about, status, at) "
+                "VALUES (?, ?, ?, ?, 'open', ?) RETURNING id",
+                (submission.id, submission.student, submission.exercise, about, at)).fetchone()[0])
+            db.execute("INSERT INTO request_messages (request, author, staff, text, at, score) VALUES (?, ?, 0, ?, ?, NULL)",
+                       (number, submission.student, text, at))
+        return number
+
+    def answer_request(self, request: RegradeRequest, author: str, text: str, at: float,
+                       override: Override | None) -> None:
+        """Staff's answer; with `override`, the score they set (and its audit row), in the same transaction."""
+        with self.transaction() as db:
+            db.execute("INSERT INTO request_messages (request, author, staff, text, at, score) VALUES (?, ?, 1, ?, ?, ?)",
+                       (request.id, author, text, at, override.score if override else None))
+            db.execute("UPDATE regrade_requests SET status = 'answered' WHERE id = ?", (request.id,))
+            if override is not None:
+                _put_override(db, override, "request", request.submission)
+
+    def follow_up(self, request: RegradeRequest, author: str, text: str, at: float) -> None:
+        """The student writes again on their request: open again for staff."""
+        with self.transaction() as db:
+            db.execute("INSERT INTO request_messages (request, author, staff, text, at, score) VALUES (?, ?, 0, ?, ?, NULL)",
+                       (request.id, author, text, at))
+            db.execute("UPDATE regrade_requests SET status = 'open' WHERE id = ?", (request.id,))
+
+    def request(self, number: int) -> RegradeRequest | None:
+        rows = self._read(f"SELECT {_REQUEST} FROM regrade_requests WHERE id = ?", (number,))
+        return RegradeRequest(*rows[0]) if rows else None
+
+    def requests(self, student: str | None = None, submission: int | None = None) -> list[RegradeRequest]:
+        clauses, values = [], []
+        for column, value in (("student", student), ("submission", submission)):
+            if value is not None:
+                clauses.append(f"{column} = ?")
+                values.append(value)
+        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+        rows = self._read(f"SELECT {_REQUEST} FROM regrade_requests {where} ORDER BY id", tuple(values))
+        return [RegradeRequest(*row) for row in rows]
+
+    def messages(self, request: int) -> list[Message]:
+        rows = self._read("SELECT id, request, author, staff, text, at, score FROM request_messages "
+                          "WHERE request = ? ORDER BY id", (request,))
+        return [Message(row[0], row[1], row[2], bool(row[3]), *row[4:]) for row in rows]
+
+    # ------------------------------------------------------------ the audit
+    def audit(self, student: str | None = None) -> list[Change]:
+        where, values = ("WHERE student = ?", (student,)) if student is not None else ("", ())
+        rows = self._read("SELECT student, exercise, submission, what, who, at, before, after, why FROM audit "
+                          f"{where} ORDER BY at, id", values)
+        return [Change(*row) for row in rows]
+
+
+def _put_override(db: Any, override: Override, what: str, submission: int | None) -> None:
+    old = db.execute("SELECT score FROM overrides WHERE student = ? AND exercise = ?",
+                     (override.student, override.exercise)).fetchone()
+    db.execute("INSERT INTO overrides VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (student, exercise) DO UPDATE "
+               "SET score = excluded.score, reason = excluded.reason, staff_member = excluded.staff_member, "
+               "at = excluded.at",
+               (override.student, override.exercise, override.score, override.reason, override.by, override.at))
+    _audit(db, Change(override.student, override.exercise, submission, what, override.by, override.at,
+                      old[0] if old else None, override.score, override.reason))
+
+
+def _audit(db: Any, change: Change) -> None:
+    db.execute("INSERT INTO audit (student, exercise, submission, what, who, at, before, after, why) "
+               "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+               (change.student, change.exercise, change.submission, change.what, change.who, change.at,
+                change.before, change.after, change.why))
 
 
 def migrate(db: Any) -> None:

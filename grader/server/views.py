@@ -85,6 +85,15 @@ def counted_score(score: float, lateness: Lateness) -> float | None:
     return None if lateness.too_late else score * (1 - lateness.penalty / 100)
 
 
+def combined(submission: Submission, report: Report, lateness: Lateness) -> float | None:
+    """What a graded submission counts for: the tests' score plus its review's points once released (held
+    between 0 and the exercise's points: a rubric adjusts the tests' score, never passes the exercise's
+    worth), then the late rule. The one rule: the gradebook, the LTI passback and every reply use it."""
+    points = submission.review_points or 0.0
+    score = min(max(report.score + points, 0.0), max(report.max_score, report.score)) if points else report.score
+    return counted_score(score, lateness)
+
+
 def _as_json(submission: Submission, rules: CourseRules, inputs: dict[str, str] | None) -> dict[str, object]:
     lateness = rules.lateness(submission.student, submission.exercise, submission.submitted_at)
     report = submission.report if submission.status in ("done", "error") else None
@@ -100,9 +109,11 @@ def _as_json(submission: Submission, rules: CourseRules, inputs: dict[str, str] 
         "late_penalty": lateness.penalty, "file": submission.sent_name, "graded_at": iso(submission.graded_at),
         "report": view,
         # From the report as this reader sees it (a student's: visible tests only until hidden are released).
-        "counted_score": counted_score(report.score, lateness) if report is not None and
+        "counted_score": combined(submission, report, lateness) if report is not None and
         submission.status == "done" else None,
     }
+    if submission.review_points is not None:  # a released review's: see /api/reviews for its items
+        entry["review_points"] = submission.review_points
     if view is not None and inputs:
         entry["inputs"] = inputs
     if submission.error:
@@ -132,9 +143,10 @@ def allowance(state: State, rules: CourseRules, student: str, exercise: str, now
     return Allowance(left, rate.submissions, rate.window, frees.submitted_at + rate.window if frees else None)
 
 
-def build_gradebook(state: State, exercises: Exercises, rules: CourseRules) -> tuple[Gradebook, list[dict[str, object]]]:
-    """The class as `grader batch` would write it, each cell the submission the rules count, late penalties
-    and TA overrides applied; and, per cell, what was applied."""
+def build_gradebook(state: State, exercises: Exercises, rules: CourseRules,
+                    student: str | None = None) -> tuple[Gradebook, list[dict[str, object]]]:
+    """The class as `grader batch` would write it, each cell the submission the rules count, late penalties,
+    released reviews and TA overrides applied; and, per cell, what was applied (`student`: theirs only)."""
     rows: list[ExerciseRow] = []
     for exercise_id in exercises.ids():
         try:
@@ -144,14 +156,14 @@ def build_gradebook(state: State, exercises: Exercises, rules: CourseRules) -> t
         tests = [{"name": t.name, "points": t.points, "hidden": t.hidden, "big": t.big} for t in exercise.tests]
         rows.append(ExerciseRow(exercise.id, exercise.title, str(exercise.kind), digest, exercise.max_score, tests))
     known = {row.id for row in rows}
-    students = state.students()
+    students = state.students() if student is None else [student]
     overrides = state.overrides()
     counted: dict[tuple[str, str], tuple[Submission, float, float]] = {}
-    for submission in state.list():
+    for submission in state.list(student=student):
         if submission.exercise not in known or submission.report is None or submission.status != "done":
             continue
         lateness = rules.lateness(submission.student, submission.exercise, submission.submitted_at)
-        score = counted_score(submission.report.score, lateness)
+        score = combined(submission, submission.report, lateness)
         if score is None:
             continue
         where = (submission.student, submission.exercise)
@@ -160,25 +172,41 @@ def build_gradebook(state: State, exercises: Exercises, rules: CourseRules) -> t
             counted[where] = submission, score, lateness.penalty
     cells: dict[tuple[str, str], Cell] = {}
     applied: list[dict[str, object]] = []
-    for (student, exercise_id), (submission, score, penalty) in sorted(counted.items()):
-        report = replace(submission.report, submission=f"{student}/{submission.sent_name}")  # type: ignore[arg-type]
-        override = overrides.get((student, exercise_id))
+    reviews = {review.submission: review for review in state.reviews(student=student)}
+    for (name, exercise_id), (submission, score, penalty) in sorted(counted.items()):
+        report = replace(submission.report, submission=f"{name}/{submission.sent_name}")  # type: ignore[arg-type]
+        override = overrides.get((name, exercise_id))
         if override is not None and not math.isfinite(override.score):
             override = None  # stored before scores were checked: no gradebook could carry it
         final = override.score if override else score
-        cells[(student, exercise_id)] = Cell(student, exercise_id, submission.sent_name, submission.sha256, report,
-                                             0.0, 0.0, submission.id, report.verdict, final)
-        entry: dict[str, object] = {"student": student, "exercise": exercise_id, "submission": submission.id,
+        cells[(name, exercise_id)] = Cell(name, exercise_id, submission.sent_name, submission.sha256, report,
+                                          0.0, 0.0, submission.id, report.verdict, final)
+        entry: dict[str, object] = {"student": name, "exercise": exercise_id, "submission": submission.id,
                                     "counts": rules.of(exercise_id).counts, "late_penalty": penalty,
                                     "graded_score": report.score, "score": final}
         if override:
             entry["override"] = {"score": override.score, "reason": override.reason, "by": override.by,
                                  "at": iso(override.at)}
+        review = reviews.get(submission.id)
+        released = review is not None and review.released_at is not None
+        if review is not None:  # a pending one is shown to staff, marked, and counts only once released
+            entry["review"] = {"points": review.points, "released": released,
+                               "items": [item[0] for item in review.items], "by": review.by, "at": iso(review.at)}
+        # Which part came from where: the tests, the released review's rubric points, the late rule, a TA.
+        entry["parts"] = {"tests": report.score, "rubric": review.points if released else 0.0,  # type: ignore[union-attr]
+                          "late_penalty": penalty, "override": override.score if override else None,
+                          "from": "override" if override else "tests+rubric" if released else "tests"}
         applied.append(entry)
     students = sorted(set(students) | {s for s, _ in counted})
     from grader.version import grader_version
 
     return Gradebook(grader_version(), rows, students, cells), applied
+
+
+def scores_of(state: State, exercises: Exercises, rules: CourseRules, student: str) -> dict[str, float]:
+    """A student's score per exercise as the gradebook counts it now: what the audit's rows go from and to."""
+    book, _ = build_gradebook(state, exercises, rules, student)
+    return {exercise: cell.score for (_, exercise), cell in book.cells.items()}
 
 
 def gradebook_text(book: Gradebook, applied: list[dict[str, object]], kind: str, class_list: dict[str, object]) -> str:
