@@ -272,6 +272,7 @@ def _lti_paths(exercise: dict[str, Any]) -> dict[str, Any]:
             "operationId": "lti_sync", "summary": "Send the scores that changed and read the rosters now (staff).",
             "responses": {"200": _json({"type": "object", "required": ["sent", "rosters"]}, "what was tried"),
                           **_errors(401, 403)}}},
+    }
 
 
 def _review_paths(number: dict[str, Any], exercise: dict[str, Any]) -> dict[str, Any]:
