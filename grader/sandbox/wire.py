@@ -20,8 +20,8 @@ from grader.records import record
 # The harness, in files by job, sent as one text: they share one namespace; main() starts it (a fork
 # server, forks.py, loads the body once and calls main() in each child).
 HARNESS_BODY = "\n".join(Path(__file__).with_name(name).read_text()
-                         for name in ("harness.py", "harness_channel.py", "harness_child.py", "harness_cleanup.py",
-                                      "harness_data.py"))
+                         for name in ("harness.py", "harness_values.py", "harness_load.py", "harness_channel.py",
+                                      "harness_child.py", "harness_cleanup.py", "harness_data.py"))
 HARNESS = HARNESS_BODY + "\nmain()\n"
 # What the sandbox's interpreter is started with: it runs the harness that the grader sends first on fd 3,
 # compiled once and kept (compiled from -c text, it cost every sandbox ~8 ms of CPU), or compiles the
