@@ -1,4 +1,5 @@
-"""Shared fixtures: run the real CLI in a subprocess, write throwaway exercises, a private cache."""
+"""Shared fixtures: run the real CLI in a subprocess, write throwaway exercises, a private cache, and this
+test process's own processes (the suite runs in several processes at once: `pytest -n 2`)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,53 @@ def private_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     cache = tmp_path_factory.mktemp("grader-cache")
     os.environ["GRADER_CACHE"] = str(cache)
     return cache
+
+
+@pytest.fixture(scope="session", autouse=True)
+def orphans_come_back_here() -> None:
+    """This test process is a child subreaper: what a test started and lost (a daemon, a process that
+    outlived its grader) is re-parented here, not to init, so a search for leftovers looks at this
+    process's own tree (`our_processes`), never at the machine's, where another test process or another
+    run has processes of its own."""
+    if sys.platform == "linux":
+        from grader.sandbox import linux
+
+        linux.prctl(linux.PR_SET_CHILD_SUBREAPER, 1)
+
+
+@dataclass(frozen=True)
+class Process:
+    pid: int
+    uid: int
+    cmdline: str  # its words joined by spaces
+
+
+def our_processes() -> list[Process]:
+    """The live processes below this test process (zombies left out: they run nothing), orphans included
+    (see `orphans_come_back_here`)."""
+    parent_of: dict[int, int] = {}
+    alive: dict[int, Process] = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{name}/stat").read_text()
+            uid = os.stat(f"/proc/{name}").st_uid
+            words = Path(f"/proc/{name}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue  # gone meanwhile
+        state, parent = stat[stat.rindex(")") + 2:].split()[:2]
+        parent_of[int(name)] = int(parent)
+        if state != "Z":
+            alive[int(name)] = Process(int(name), uid, words.strip())
+    ours, me = [], os.getpid()
+    for pid, process in alive.items():
+        ancestor, steps = parent_of.get(pid, 0), len(parent_of)  # bounded: pids read at different moments
+        while ancestor > 1 and ancestor != me and steps:
+            ancestor, steps = parent_of.get(ancestor, 0), steps - 1
+        if ancestor == me:
+            ours.append(process)
+    return ours
 
 
 @dataclass

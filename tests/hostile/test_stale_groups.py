@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -53,3 +54,40 @@ def test_a_group_left_by_a_dead_grader_is_emptied_and_removed() -> None:
             os.kill(orphan, 9)
         except ProcessLookupError:
             pass
+
+
+# A grader's layer probe, as PID 1 of a PID namespace of its own (a container's grader), whose probe group is
+# left in place: what another grader probing at the same moment would find.
+PROBE_LEFT_IN_PLACE = ("from grader.sandbox import groups\nfrom grader.sandbox.groups import v1, v2\n"
+                       "v1.Group.remove = v2.Group.remove = lambda self: None\nassert groups.unavailable() == ''\n")
+PROBE = "from grader.sandbox import groups; assert groups.unavailable() == ''"
+HIERARCHIES = ("/sys/fs/cgroup/pids", "/sys/fs/cgroup", "/sys/fs/cgroup/unified")
+
+
+def _probe_groups() -> set[str]:
+    return {path.name for root in HIERARCHIES for path in Path(root).glob("grader-probe-*")}
+
+
+def _as_pid_one(code: str) -> None:
+    done = subprocess.run(["unshare", "--pid", "--fork", "--mount-proc", sys.executable, "-c", code],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+
+
+def test_two_graders_that_are_each_pid_one_probe_the_cgroup_layer_without_removing_each_others_group() -> None:
+    if subprocess.run(["unshare", "--pid", "--fork", "--mount-proc", "true"], capture_output=True).returncode:
+        pytest.skip("no new PID namespace here")
+    before = _probe_groups()
+    _as_pid_one(PROBE_LEFT_IN_PLACE)
+    theirs = _probe_groups() - before
+    try:
+        assert len(theirs) == 1
+        _as_pid_one(PROBE)  # the same pid in another namespace: removing theirs would fail their probe
+        assert theirs <= _probe_groups()
+    finally:
+        for name in theirs:
+            for folder in [*Path("/sys/fs/cgroup").glob(f"*/{name}"), Path("/sys/fs/cgroup") / name]:
+                try:
+                    folder.rmdir()
+                except OSError:
+                    pass  # not in this hierarchy, or the same folder reached twice (cpu,cpuacct)

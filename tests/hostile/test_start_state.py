@@ -10,8 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_cli
-
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the probe is kept, and the uid swept, as root only")
 
 LEFTOVER = """
@@ -45,20 +43,28 @@ def test_the_first_sandbox_of_a_grader_kills_what_was_left_running_as_its_uid() 
     assert json.loads(done.stdout) == {"value": 1, "killed": True}
 
 
-def test_the_layer_probe_is_kept_per_boot_and_used_by_the_next_grader() -> None:
-    only = {"GRADER_LAYERS": "uid,seccomp"}  # an entry of its own: other graders' entries are left alone
-    kept = Path("/run/grader-slots/probe-seccomp.json")
-    kept.unlink(missing_ok=True)
-    try:
-        assert "seccomp" in run_cli("doctor", env=only).stdout
-        entry = json.loads(kept.read_text())
-        assert entry["layers"] == ["seccomp"] and entry["missing"] == {}
-        entry["missing"] = {"seccomp": "refused, says the kept probe"}
-        kept.write_text(json.dumps(entry))
-        assert "refused, says the kept probe" in " ".join(run_cli("doctor", env=only).stdout.split())
-        entry["boot"] = "another boot"  # a reboot: the probe runs again
-        kept.write_text(json.dumps(entry))
-        assert "refused, says the kept probe" not in " ".join(run_cli("doctor", env=only).stdout.split())
-        assert json.loads(kept.read_text())["missing"] == {}
-    finally:
-        kept.unlink(missing_ok=True)
+def _doctor(kept: Path) -> str:
+    """`grader doctor` with uid and seccomp, its probe kept in the folder `kept` bound over /run/grader-slots
+    in a mount namespace of its own: the entry this test forges is seen by no other grader on the machine
+    (another test process grading with the same layers, another run)."""
+    Path("/run/grader-slots").mkdir(mode=0o700, exist_ok=True)
+    done = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c",
+                           'mount --bind "$0" /run/grader-slots && exec "$@"', kept, sys.executable, "-m", "grader",
+                           "doctor"], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "GRADER_LAYERS": "uid,seccomp"})
+    assert done.returncode == 0, done.stderr
+    return " ".join(done.stdout.split())
+
+
+def test_the_layer_probe_is_kept_per_boot_and_used_by_the_next_grader(tmp_path: Path) -> None:
+    kept = tmp_path / "probe-seccomp.json"
+    assert "seccomp" in _doctor(tmp_path)
+    entry = json.loads(kept.read_text())
+    assert entry["layers"] == ["seccomp"] and entry["missing"] == {}
+    entry["missing"] = {"seccomp": "refused, says the kept probe"}
+    kept.write_text(json.dumps(entry))
+    assert "refused, says the kept probe" in _doctor(tmp_path)
+    entry["boot"] = "another boot"  # a reboot: the probe runs again
+    kept.write_text(json.dumps(entry))
+    assert "refused, says the kept probe" not in _doctor(tmp_path)
+    assert json.loads(kept.read_text())["missing"] == {}

@@ -20,8 +20,9 @@ def test_grader_submit_prints_the_report_and_exit_status_of_grader_check(served:
     for code, status in ((WRONG, 1), (ADD, 0)):
         path = served.root / "add.py"
         path.write_text(code)
-        submitted = run_cli("submit", "add", path, "--server", served.url, "--token", alice)
-        checked = run_cli("check", "add", path, "--exercises", served.exercises)
+        wide = {"COLUMNS": "250"}  # the label line holds tmp_path, longer in a worker of `pytest -n 2`: not wrapped
+        submitted = run_cli("submit", "add", path, "--server", served.url, "--token", alice, env=wide)
+        checked = run_cli("check", "add", path, "--exercises", served.exercises, env=wide)
         assert submitted.returncode == checked.returncode == status, submitted.stderr
         assert comparable(submitted.stdout) == comparable(checked.stdout)
         assert submitted.stdout.splitlines()[0] == "add · alice/add.py"

@@ -29,7 +29,7 @@ def unavailable() -> str:
             if (V1_ROOT / "cgroup.controllers").is_file():
                 return "cgroup v2 only (v1 memory, pids and cpuacct are needed)"
             return f"no cgroup v1 '{controller}' hierarchy at {V1_ROOT / controller}"
-    probe = Group(f"probe-{os.getpid()}")
+    probe = Group(f"probe-{owner_tag()}")  # two PID 1s (containers on one hierarchy) probe apart
     try:
         probe.create(memory_bytes=64 << 20, processes=8)
     except OSError as error:

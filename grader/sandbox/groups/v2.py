@@ -46,7 +46,7 @@ def unavailable() -> str:
             (root / "cgroup.subtree_control").write_text(wanted)
     except OSError as error:
         return f"cannot hand the memory and pids controllers down at {root}: {error.strerror or error}"
-    probe = Group(f"probe-{os.getpid()}")
+    probe = Group(f"probe-{owner_tag()}")  # two PID 1s (containers on one hierarchy) probe apart
     try:
         probe.create(memory_bytes=64 << 20, processes=8)
     except OSError as error:
