@@ -135,3 +135,16 @@ def data_environment():
     environment = environment_of_course(DATA_COURSE / "exercises")
     assert environment is not None and environment.built
     return environment
+
+
+# The files that take longest start first: under `-n 2 --dist loadfile` a file runs whole in one process,
+# and a long file handed out last would leave the other process idle at the end.
+LONGEST_FIRST = ("tests/differential/test_one_grade.py", "tests/platforms/", "tests/a11y/", "tests/lti/",
+                 "tests/batch/test_fork_server.py", "tests/environment/")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    def rank(item: pytest.Item) -> int:
+        where = Path(str(item.path)).relative_to(config.rootpath).as_posix()
+        return next((i for i, prefix in enumerate(LONGEST_FIRST) if where.startswith(prefix)), len(LONGEST_FIRST))
+    items.sort(key=rank)  # stable: each file's own order is kept
