@@ -115,6 +115,19 @@ rules:
             {"student": "bob", "exercise": "add", "score": 3, "reason": "a typo in the spec"}).encode(),
             "application/json")
         assert override.status in (200, 201), override.body
+        # A review with a line comment, released, and bob's regrade request on it: the reviews' pages.
+        review = served.call("POST", "/api/reviews", tokens["prof"], json.dumps(
+            {"submission": self.facts["wrong"], "comments": [{"line": 1, "text": "Read the task again: a sum."}],
+             "summary": "Close."}).encode(), "application/json")
+        assert review.status == 200, review.body
+        released = served.call("POST", "/api/reviews/release", tokens["prof"], json.dumps(
+            {"student": "bob"}).encode(), "application/json")
+        assert released.status == 200, released.body
+        asked = served.call("POST", "/api/regrade-requests", tokens["bob"], json.dumps(
+            {"submission": self.facts["wrong"], "test": "add(1, 2)", "message": "My sum is right, isn't it?"}).encode(),
+            "application/json")
+        assert asked.status == 201, asked.body
+        self.facts["request"] = asked.body["id"]
         self.tokens = tokens
         return served
 

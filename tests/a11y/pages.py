@@ -137,6 +137,14 @@ PAGES = [
     Page("an exercise as staff see it", "/exercises/shout", "prof", shows="no limit"),
     Page("an override refused", refused_override, "prof", shows="Not stored"),
     Page("the similarity report", "/staff/similarity", "prof", shows="Similarity across the class"),
+    # reviews, regrade requests, the audit
+    Page("a review's form, as staff", "/submissions/{wrong}/review", "prof", shows="Review of submission"),
+    Page("a released review, as its student", "/submissions/{wrong}/review", "bob", shows="Read the task again"),
+    Page("a student's regrade requests", "/regrade-requests", "bob", shows="My sum is right"),
+    Page("a regrade request's thread, as its student", "/regrade-requests/{request}", "bob", shows="My sum is right"),
+    Page("the staff's inbox of regrade requests", "/regrade-requests", "prof", shows="My sum is right"),
+    Page("the reviews, to release", "/staff/reviews", "prof", shows="Reviews"),
+    Page("a student's audit", "/staff/audit?student=bob", "prof", shows="Every score change of bob"),
     # LTI 1.3: what an LMS frames
     Page("LTI: the deep-linking picker", lti_picker, shows="Add an exercise"),
     Page("LTI: the picked exercise, ready to go back", lti_picked, shows="ready to be added"),
