@@ -140,9 +140,9 @@ PAGES = [
     # reviews, regrade requests, the audit
     Page("a review's form, as staff", "/submissions/{wrong}/review", "prof", shows="Review of submission"),
     Page("a released review, as its student", "/submissions/{wrong}/review", "bob", shows="Read the task again"),
-    Page("a student's regrade requests", "/regrade-requests", "bob", shows="My sum is right"),
+    Page("a student's regrade requests", "/regrade-requests", "bob", shows="test:add(1, 2)"),
     Page("a regrade request's thread, as its student", "/regrade-requests/{request}", "bob", shows="My sum is right"),
-    Page("the staff's inbox of regrade requests", "/regrade-requests", "prof", shows="My sum is right"),
+    Page("the staff's inbox of regrade requests", "/regrade-requests", "prof", shows="waiting for staff"),
     Page("the reviews, to release", "/staff/reviews", "prof", shows="Reviews"),
     Page("a student's audit", "/staff/audit?student=bob", "prof", shows="Every score change of bob"),
     # LTI 1.3: what an LMS frames

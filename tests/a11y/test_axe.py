@@ -11,10 +11,11 @@ from grader.model import Verdict
 from tests.a11y.conftest import Site, audit, described
 from tests.a11y.pages import PAGES, Page, open_page
 
-# What a page may say beside a verdict's colour: the verdict's words, a submission's states, a mutant's fate,
-# or a symbol.
+# What a page may say beside a verdict's colour: the verdict's words; a submission's, review's or request's
+# states; a mutant's fate; or a symbol.
 WORDS = sorted({str(v).replace("_", " ") for v in Verdict} | {str(v) for v in Verdict} |
-               {"failed", "queued", "running", "survived", "equivalent", "killed", "floor", "not handed in", "✓", "✗"})
+               {"failed", "queued", "running", "survived", "equivalent", "killed", "floor", "not handed in",
+                "waiting for staff", "answered", "released", "pending", "✓", "✗"})
 COLOURED = ".passed, .failed, .skipped, .missing, .pending"
 
 
