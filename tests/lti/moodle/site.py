@@ -34,8 +34,19 @@ def free_port() -> int:
 
 
 def default_home(source: Path) -> Path:
+    """Under the user's cache when the database's own user can walk there; else under /var/tmp. As root,
+    the home is often mode 0700 and PostgreSQL's user (never root) could not reach a cluster under it."""
     key = hashlib.sha256(str(source.resolve()).encode()).hexdigest()[:12]
-    return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "grader-moodle" / key
+    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
+    return (cache if walkable_by_others(cache) else Path("/var/tmp")) / "grader-moodle" / key
+
+
+def walkable_by_others(folder: Path) -> bool:
+    """Whether another uid can pass through every existing folder on the way to `folder` (o+x on each)."""
+    for step in [*reversed(folder.resolve().parents), folder.resolve()]:
+        if step.exists() and not step.stat().st_mode & 0o001:
+            return False
+    return True
 
 
 @dataclass
@@ -169,7 +180,7 @@ class Site:
 def main() -> int:
     parser = argparse.ArgumentParser(description="Set up (once) the Moodle the opt-in LTI test runs against.")
     parser.add_argument("--source", type=Path, required=True, help="Moodle's source tree")
-    parser.add_argument("--home", type=Path, help="where its database and data live (default: under ~/.cache)")
+    parser.add_argument("--home", type=Path, help="where its database and data live (default: under ~/.cache, or /var/tmp when other users cannot enter the home)")
     args = parser.parse_args()
     site = Site(args.source.resolve(), (args.home or default_home(args.source)).resolve())
     seconds = site.set_up()
