@@ -63,6 +63,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     from grader.platforms.lti.command import add_parser as add_lti  # `grader serve lti ...`
 
     add_lti(actions, _state_option)
+    from grader.commands.server_backup import add_actions as add_backup  # `grader serve backup|restore|verify`
+
+    add_backup(actions, _state_option)
 
     submit = subparsers.add_parser(
         "submit", help="submit a file to the course's server and print its report",
@@ -149,6 +152,12 @@ def run_serve(args: argparse.Namespace) -> ExitCode:
     rules = load_rules(course.exercises_dir.parent / COURSE_FILE)
     # Servers sharing a database are told apart by host and port: a restarted one takes back its own rows.
     name = args.name or f"{socket.gethostname()}:{args.port}"
+    from grader.server.backup import Source, before_upgrade
+
+    saved = before_upgrade(Source(args.state, args.database), course.exercises_dir)
+    if saved is not None:
+        print(f"the database's schema is older than this grader's: a snapshot is in {saved} before it migrates",
+              file=sys.stderr)
     state = State(args.state, args.database, name if args.database else None)
     exercises = Exercises(course)
     loop = GradingLoop(state, exercises, args.workers or default_workers(), args.cluster)
