@@ -4,7 +4,9 @@
 A job's packed exercise (its expected answers with it: kilobytes to megabytes) is sent to the workers once,
 scattered by its content, and each task carries a reference to it: the tasks themselves carry the hand-in.
 
-Workers must run one task at a time per process (`--nthreads 1`): a process holds a single sandbox uid."""
+Workers must run one task at a time per process (`--nthreads 1`): a process holds a single sandbox uid.
+Each worker keeps its sandboxes' fork servers for its life (a worker plugin, dask_plugin.py), so a task costs
+what a local worker's job costs: a fork of a loaded interpreter, not a new one started per task."""
 
 from __future__ import annotations
 
@@ -52,6 +54,9 @@ class DaskPool(Pool):
                 self.client = Client(address, timeout="15s")  # type: ignore[no-untyped-call]
             except (OSError, TimeoutError) as error:
                 raise UsageError(f"cannot reach the Dask scheduler at {address}: {error}") from error
+        from grader.workers.dask_plugin import WorkerFork
+
+        self.client.register_plugin(WorkerFork(), name=WorkerFork.name)  # on each worker, and on those joining later
         threads = self.client.nthreads()
         self.size = len(threads)
         self.crowded = sorted(w for w, n in threads.items() if n > 1)
@@ -127,5 +132,12 @@ class DaskPool(Pool):
 
 
 def grade_packed(job: Job, packed_exercise: bytes) -> Graded:
-    """A Dask task: the job with its exercise as the worker holds it (Dask passes the scattered bytes)."""
-    return grade_job(replace(job, packed_exercise=packed_exercise))
+    """A Dask task: the job with its exercise as the worker holds it (Dask passes the scattered bytes),
+    graded on the worker's fork servers (none where the worker has no plugin: a sandbox started anew)."""
+    from distributed import get_worker
+
+    from grader.workers.dask_plugin import WorkerFork
+
+    plugin = get_worker().plugins.get(WorkerFork.name)
+    sandboxes = plugin.sandboxes if isinstance(plugin, WorkerFork) else None
+    return grade_job(replace(job, packed_exercise=packed_exercise), sandboxes)

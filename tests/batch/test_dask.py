@@ -90,6 +90,14 @@ def test_a_dask_pool_sends_a_packed_exercise_to_each_worker_once_and_a_changed_o
         # One copy on the cluster, on every worker: the tasks name it, and carry only their hand-ins.
         (held,) = pool.exercises.values()
         assert len(pool.client.who_has([held])[held.key]) == 2
+        # Each worker forked its sandboxes from a fork server it keeps (where the layers allow one), as a
+        # local worker does: not an interpreter started anew per task.
+        from grader.sandbox.forks import refusal
+        from grader.sandbox.isolation import detect
+
+        started = pool.client.run(lambda dask_worker: sum(
+            server.starts for server in dask_worker.plugins["grader-sandboxes"].sandboxes.servers.values()))
+        assert sum(started.values()) >= 1 if not refusal(detect()) else set(started.values()) == {0}
         # A changed spec (a regrade) is another exercise: sent again, and graded by its own expectations.
         text = (exercises / "add.yaml").read_text()
         (exercises / "add.yaml").write_text(text.replace("expect: 3", "expect: 4"))
