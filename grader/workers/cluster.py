@@ -61,6 +61,7 @@ class DaskPool(Pool):
         self.size = len(threads)
         self.crowded = sorted(w for w, n in threads.items() if n > 1)
         self.futures: dict[Any, Job] = {}  # in flight, in the order submitted
+        self.ask_scheduler = True  # count the whole cluster's tasks (other servers' too), while it answers
         self.exercises: dict[bytes, Any] = {}  # a packed exercise -> its future on the workers (scattered once)
 
     def describe(self) -> str:
@@ -76,8 +77,18 @@ class DaskPool(Pool):
         self.futures[future] = job
 
     def waiting(self) -> int:
-        # Dask holds what its workers cannot start yet; one in flight per worker is what they can.
-        return max(0, len(self.futures) - self.size)
+        """Tasks the whole cluster holds beyond one per worker, whoever submitted them: servers sharing a
+        cluster each see the others' jobs, so none claims a job that would wait behind another's in the
+        cluster (the shared database's queue, in its fair order, stays the one queue)."""
+        held = len(self.futures)
+        if self.ask_scheduler:
+            try:  # a lambda travels by value: the scheduler needs no grader of the same version
+                held = max(held, int(self.client.run_on_scheduler(lambda dask_scheduler: (
+                    sum(len(worker.processing) for worker in dask_scheduler.workers.values())
+                    + len(dask_scheduler.queued) + len(dask_scheduler.unrunnable)))))
+            except Exception:  # noqa: BLE001 - a scheduler that runs no function: our own count from now on
+                self.ask_scheduler = False
+        return max(0, held - self.size)
 
     def busy(self) -> bool:
         return bool(self.futures)
@@ -141,3 +152,4 @@ def grade_packed(job: Job, packed_exercise: bytes) -> Graded:
     plugin = get_worker().plugins.get(WorkerFork.name)
     sandboxes = plugin.sandboxes if isinstance(plugin, WorkerFork) else None
     return grade_job(replace(job, packed_exercise=packed_exercise), sandboxes)
+

@@ -23,7 +23,10 @@ class WorkerFork(WorkerPlugin):
 
     def teardown(self, worker: Any) -> None:
         if self.sandboxes is not None:
-            self.sandboxes.close()
+            try:
+                self.sandboxes.close()
+            except OSError:  # a worker going away may have closed its descriptors first: the servers die with it
+                pass
             self.sandboxes = None
 
     def __getstate__(self) -> dict[str, Any]:  # sent to a worker as a recipe, never with live servers

@@ -7,6 +7,7 @@ import json
 import sqlite3
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -109,3 +110,35 @@ def test_a_dask_pool_sends_a_packed_exercise_to_each_worker_once_and_a_changed_o
         assert len(pool.exercises) == 2
     finally:
         pool.close()
+
+
+def test_two_pools_on_one_cluster_see_each_others_jobs_so_neither_claims_one_to_wait_there(
+        scheduler: str, tmp_path: Path) -> None:
+    """Servers sharing a cluster share one queue (their database's): a pool counts every task the cluster
+    holds, not only its own, so a second server claims nothing while the first one's jobs fill the workers."""
+    from grader.course import Course
+    from grader.workers.cluster import DaskPool
+    from grader.workers.job import GradingKey, Job, pack, resolve
+    from tests.batch.test_pool import SLEEPY
+
+    def seen_by_both() -> bool:  # a submit reaches the scheduler a moment after it returns
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if second.waiting() >= 2 and first.waiting() >= 2:
+                return True
+            time.sleep(0.05)
+        return False
+
+    exercise, expected, digest = resolve(Course.at(write_course(tmp_path)).load("add"))
+    packed = pack(exercise, expected)
+    first, second = DaskPool(scheduler), DaskPool(scheduler)
+    try:
+        assert second.waiting() == 0
+        for n in range(4):  # two running (one per worker), two held for them
+            first.submit(Job(GradingKey(f"sleepy{n}", digest, "test", True), packed, f"s{n}/add.py", SLEEPY, ()))
+        assert seen_by_both()
+        assert [d.graded.report.verdict.value for d in first.drain()] == ["passed"] * 4
+        assert second.waiting() == 0
+    finally:
+        first.close()
+        second.close()
