@@ -29,6 +29,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from grader.errors import GraderError
 from grader.kinds import kind_of
 from grader.server import inputs, tokens
+from grader.server.health import health_routes
 from grader.server.inputs import Refused
 from grader.server.openapi import openapi_json
 from grader.server.queue import Exercises, GradingLoop
@@ -487,6 +488,7 @@ def make_app(server: Server) -> ASGIApp:
 
     routes = [
         Route("/api/health", health, methods=["GET"]),
+        *health_routes(),  # /healthz, /readyz: the probes of a container, a proxy, Kubernetes
         Route("/api/submissions", post_submission, methods=["POST"]),
         Route("/api/submissions", list_submissions, methods=["GET"]),
         Route("/api/submissions/{number}", get_submission, methods=["GET"]),

@@ -38,6 +38,12 @@ def _document_text() -> str:
     return json.dumps(document(), indent=1)
 
 
+_PROBE = {"type": "object", "required": ["status"], "properties": {
+    "status": {"type": "string", "enum": ["ok", "ready", "not ready"]},
+    "database": {"type": "string", "enum": ["ok", "unreachable"]},
+    "workers": {"type": "integer", "minimum": 0}}}
+
+
 def document() -> dict[str, Any]:
     """The OpenAPI 3.1 document of the API."""
     number = {"type": "integer", "minimum": 1, "maximum": 2**63 - 1}
@@ -47,6 +53,15 @@ def document() -> dict[str, Any]:
             "operationId": "health", "summary": "Is the server up? Staff are told more.",
             "security": [{}, {"bearer": []}],
             "responses": {"200": json_answer(ref("health"), "up")},
+        }},
+        "/healthz": {"get": {
+            "operationId": "liveness", "summary": "The process answers (a container's liveness probe).",
+            "security": [{}], "responses": {"200": json_answer(_PROBE, "alive")},
+        }},
+        "/readyz": {"get": {
+            "operationId": "readiness", "summary": "The database answers and a grading worker is reachable.",
+            "security": [{}], "responses": {"200": json_answer(_PROBE, "ready"),
+                                            "503": json_answer(_PROBE, "not ready: what is missing")},
         }},
         "/api/openapi.json": {"get": {
             "operationId": "openapi", "summary": "This document.", "security": [{}],

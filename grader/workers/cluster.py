@@ -90,6 +90,13 @@ class DaskPool(Pool):
                 self.ask_scheduler = False
         return max(0, held - self.size)
 
+    def alive(self) -> int:
+        """The workers the scheduler knows now (0 when the scheduler is out of reach)."""
+        try:
+            return len(self.client.nthreads())
+        except Exception:  # noqa: BLE001 - any failure to reach the scheduler means: none ready
+            return 0
+
     def busy(self) -> bool:
         return bool(self.futures)
 

@@ -73,6 +73,10 @@ class LocalPool(Pool):
     def waiting(self) -> int:
         return len(self.queue) + sum(max(0, len(w.jobs) - 1) for w in self.workers)
 
+    def alive(self) -> int:
+        # Read from another thread than the pool's: a copy of the list, each process asked without waiting.
+        return sum(worker.process.poll() is None for worker in list(self.workers))
+
     def busy(self) -> bool:
         return bool(self.queue) or any(w.jobs for w in self.workers)
 

@@ -56,6 +56,10 @@ class Pool(ABC):
         """Jobs submitted that no worker has begun (or that wait behind a busy one)."""
 
     @abstractmethod
+    def alive(self) -> int:
+        """Workers that can take a job now (a readiness probe's question): running, or reachable."""
+
+    @abstractmethod
     def busy(self) -> bool:
         """Some job submitted has not ended."""
 
