@@ -82,12 +82,18 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     submit.set_defaults(run=run_submit)
 
 
+STATE_VARIABLE, DATABASE_VARIABLE = "GRADER_STATE", "GRADER_DATABASE"  # set in a deployment's containers
+
+
 def _state_option(parser: argparse.ArgumentParser, required: bool = True) -> None:
-    parser.add_argument("--state", metavar="DIR", type=Path, required=required,
-                        help="the server's state folder: its database and every hand-in")
-    parser.add_argument("--database", metavar="URL",
+    state = os.environ.get(STATE_VARIABLE)
+    parser.add_argument("--state", metavar="DIR", type=Path, required=required and not state,
+                        default=Path(state) if state else None,
+                        help=f"the server's state folder: its database and every hand-in (default: ${STATE_VARIABLE})")
+    parser.add_argument("--database", metavar="URL", default=os.environ.get(DATABASE_VARIABLE) or None,
                         help="a PostgreSQL database (postgresql://...) instead of the state folder's SQLite: "
-                             "several servers may share it and the folder (the grader's postgres extra)")
+                             "several servers may share it and the folder (the grader's postgres extra; "
+                             f"default: ${DATABASE_VARIABLE}; a password from $PGPASSWORD, never the URL)")
 
 
 def _seconds(text: str) -> float:
