@@ -12,6 +12,9 @@ from pathlib import Path
 from grader.errors import UsageError
 from grader.commands.arguments import whole_number
 from grader.limits import argument
+
+INSECURE_HELP = ("allow a plain http:// server on another host: your token then crosses the network unencrypted, "
+                 "readable by anyone on the way")
 from grader.exit_codes import ExitCode
 
 TOKEN_VARIABLE = "GRADER_TOKEN"
@@ -77,6 +80,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
                                                          f"`grader login` stored)")
     submit.add_argument("--format", choices=("terminal", "json"), default="terminal", help="report format")
     submit.add_argument("--timeout", metavar="SECONDS", type=argument("wait"), default=600, help="how long to wait (default 600)")
+    submit.add_argument("--insecure", action="store_true", help=INSECURE_HELP)
     submit.set_defaults(run=run_submit)
 
 
@@ -183,7 +187,7 @@ def _class_list(roster_path: Path | None, state: object) -> dict[str, object]:
 def run_submit(args: argparse.Namespace) -> ExitCode:
     from grader.server.client import server_and_token, submit
 
-    server, token = server_and_token(args.server, args.token)
+    server, token, insecure = server_and_token(args.server, args.token, args.insecure)
     if not args.file.is_file():
         raise UsageError(f"no file {args.file}")
-    return submit(server, token, args.exercise, args.file, args.format, args.timeout)
+    return submit(server, token, args.exercise, args.file, args.format, args.timeout, insecure)
