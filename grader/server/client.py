@@ -97,7 +97,7 @@ def submit(server: str, token: str, exercise: str, file: Path, format_: str, tim
         client = Client(server, token, insecure=insecure, deadline=time.monotonic() + timeout)
         return _submit(client, exercise, file, format_, timeout)
     except Refused as refusal:
-        print(f"error: {refusal}", file=sys.stderr)
+        print(f"error: {escape_controls(str(refusal))}", file=sys.stderr)  # it may quote the server
         return refusal.status
 
 

@@ -67,11 +67,11 @@ def checked_server(server: str, insecure: bool = False) -> str:
     except ValueError:
         raise UsageError(f"{shown!r} is not a server address: write it as https://HOST or http://127.0.0.1:PORT") \
             from None
+    if "@" in parts.netloc:  # said without the address: it holds a password
+        raise UsageError("the server's address holds a user name or password: give the address alone")
     if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment \
             or any(ord(c) < 33 or ord(c) == 127 for c in server.strip()):
         raise UsageError(f"{shown!r} is not a server address: write it as https://HOST or http://127.0.0.1:PORT")
-    if parts.username is not None or parts.password is not None:
-        raise UsageError(f"{shown!r} holds a user name or password: give the server's address alone")
     if parts.scheme == "http" and not is_loopback(parts.hostname) and not insecure:
         raise UsageError(f"refusing to send your token to {escape_controls(parts.hostname)} over plain http://: "
                          f"anyone on the network between could read it and submit as you. Use https://, or add "
