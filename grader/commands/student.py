@@ -169,6 +169,7 @@ def _visible_tests(exercise: Exercise) -> Table:
     from grader.expected import ExpectationError, expected_values
     from grader.forms import form_of
     from grader.model import MISSING
+    from grader.text import escape_controls
 
     try:
         expected = expected_values(exercise)
@@ -182,8 +183,8 @@ def _visible_tests(exercise: Exercise) -> Table:
         if test.hidden:
             continue
         form = form_of(test)
-        table.add_row(Text(test.name), Text(form.shown_input(test)),
-                      Text(form.shown_expected(test, expected.get(test.name, MISSING))))
+        table.add_row(*(Text(escape_controls(text)) for text in (
+            test.name, form.shown_input(test), form.shown_expected(test, expected.get(test.name, MISSING)))))
     return table
 
 
