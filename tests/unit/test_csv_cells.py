@@ -84,3 +84,26 @@ def test_every_gradebook_output_writes_hostile_names_as_inert_cells(tmp_path: Pa
         values = cells_of(path.read_text(encoding="utf-8"))
         assert all(safe(value) for value in values), (path.name, values)
         assert "alice" in values
+
+
+def test_the_analytics_tables_write_a_students_wrong_answer_as_an_inert_cell(tmp_path: Path) -> None:
+    from grader.analytics.export import FIRST_PASS, SHARES, write_csv
+
+    evil = HOSTILE[1]
+    first_pass = dict.fromkeys(FIRST_PASS, 1)
+    example = {"student": evil, "submission": 1, "submitted_at": evil}
+    test = {"name": evil, "hidden": False, "students": 1, "failing": 1, **dict.fromkeys(SHARES, 0.5), "not_run": 0,
+            "verdicts": {evil: 1}, "first_pass": first_pass, "distinct_wrong_answers": 1,
+            "wrong_answers": [{"verdict": evil, "answer": evil, "answer_length": 3, "expected": evil, "students": 1,
+                               "share": 1.0, "latest_students": 1, "submissions": 1, "example": example}]}
+    exercise = {"id": evil, "students": 1, "submissions": 1, "failing": 1, **dict.fromkeys(SHARES, 0.5),
+                "first_pass": first_pass, "tests": [test],
+                "failure_patterns": [{"failing_tests": [evil], "students": 1, "share": 1.0, "example": example,
+                                      "mutants": [{"what": evil, "id": evil}]}],
+                "mutants": [{"id": evil, "rule": evil, "what": evil, "status": evil, "failing_tests": [evil],
+                             "students": 1, "share": 1.0, "sentence": evil}]}
+    written = write_csv({"exercises": [exercise]}, tmp_path)
+    assert len(written) == 5
+    for path in written:
+        values = cells_of(path.read_text(encoding="utf-8"))
+        assert all(safe(value) for value in values) and any("cmd" in value for value in values), (path.name, values)
