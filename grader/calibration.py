@@ -18,17 +18,18 @@ in the spec changes the rule for one exercise.
 
 from __future__ import annotations
 
-import functools
 import json
 import math
-import os
 import time
 from dataclasses import asdict, replace
 from pathlib import Path
 
-from grader.cache import cache_dir, keep, write_atomically
+from grader.cache import cache_dir, write_atomically
 from grader.kinds import kind_of
 from grader.kinds.base import accepted_references
+from grader.errors import SpecError, SpecProblem
+from grader.limits import BOUNDS, LimitError, checked, json_line
+from grader.machine_speed import SPEED_VERSION, machine, python_version, speed
 from grader.model import CalibrationRule, Exercise, Test
 from grader.records import record
 
@@ -44,7 +45,6 @@ CALIBRATIONS = ".calibration"
 # A machine this many times slower than the one that calibrated gets limits scaled by the factor: below
 # it, the noise of CPU time on a busy machine (up to 1.65x, research/sandbox.md 2.9) is the multiplier's job.
 SLOWER = 2.0
-SPEED_VERSION = "2"
 
 
 class CalibrationError(Exception):
@@ -125,38 +125,6 @@ def calibration_key(exercise: Exercise) -> str:
     return _digest(setup_key(exercise), references_key(exercise), *(test_key(t) for t in exercise.tests))
 
 
-@functools.cache
-def cpu_model() -> str:
-    """The CPU model, as a calibration says where it was measured and the speed probe is kept."""
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as info:
-            for line in info:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return os.uname().machine
-
-
-def machine() -> str:
-    """The host and its CPU, as a calibration says where it was measured."""
-    return f"{os.uname().nodename} / {cpu_model()} / {os.cpu_count()} CPUs"
-
-
-@functools.cache
-def interpreter() -> str:
-    """The interpreter the sandbox runs submissions with, and a fingerprint of its file: an upgrade
-    (the same path, a new build) is probed again."""
-    from grader.sandbox.isolation import child_python  # a question that runs no code has no sandbox
-
-    python = child_python()
-    try:
-        status = os.stat(python)
-        return f"{python} ({status.st_size} bytes, mtime {status.st_mtime_ns})"
-    except OSError:
-        return python
-
-
 def written_cpu(test: Test) -> float | None:
     """The CPU limit the spec wrote for this test (on it or on its exercise), which calibration leaves alone."""
     return test.limits.cpu if test.limits.cpu_written else None
@@ -166,57 +134,6 @@ def course_file(exercise: Exercise) -> Path:
     """Where the course keeps its exercise's calibration, beside the spec: committed with the course and
     carried by the bundles made from it."""
     return exercise.path.parent / CALIBRATIONS / f"{exercise.id}.json"
-
-
-# ---------------------------------------------------------------- this machine's speed
-# Pure Python of the kind submissions run (loops, integer arithmetic, a dict, calls), timed in CPU seconds
-# by the sandbox's interpreter itself; the best of a few runs, as a calibration keeps the best run.
-_PROBE = """\
-import time
-def work():
-    seen = {}
-    total = 0
-    for i in range(100000):
-        total += (i * i) % 7
-        if i % 5 == 0:
-            seen[i % 1000] = total
-    return total, len(seen)
-best = None
-for _ in range(20):  # the best of many short runs: a busy machine's noise only ever adds
-    start = time.process_time()
-    work()
-    spent = time.process_time() - start
-    best = spent if best is None else min(best, spent)
-print(best)
-"""
-
-
-def speed() -> float:
-    """CPU seconds the probe takes on this machine's sandbox interpreter: measured once per CPU model and
-    interpreter and kept in the cache (0.0 when it cannot be run: no scaling then)."""
-    key = _digest(SPEED_VERSION, cpu_model(), interpreter())[:16]
-    kept = cache_dir() / f"speed-{key}.json"
-    try:
-        return float(json.loads(kept.read_text())["seconds"])
-    except (OSError, ValueError, KeyError, TypeError):
-        pass
-    seconds = _probe()
-    if seconds > 0:
-        keep(kept, json.dumps({"seconds": seconds, "machine": machine(), "python": interpreter()}).encode())
-    return seconds
-
-
-def _probe() -> float:
-    import subprocess
-
-    from grader.sandbox.isolation import child_python
-
-    try:
-        done = subprocess.run([child_python(), "-I", "-S", "-c", _PROBE], capture_output=True, text=True,
-                              timeout=60, check=False)
-        return round(float(done.stdout.strip()), 4)
-    except (OSError, ValueError, subprocess.SubprocessError):
-        return 0.0
 
 
 def slower_by(calibration: Calibration) -> float:
@@ -283,7 +200,8 @@ def _with_cpu(test: Test, timing: TestTiming | None, source: str, factor: float)
     if timing is None or not _applies(test, timing):
         return test if test.limits.cpu_written else _stale(test)
     how = "the calibration floor, " if timing.source == "floor" else ""
-    cpu = math.ceil(timing.limit * factor * 100) / 100
+    # Scaled on a much slower machine, still within the bound every CPU limit keeps.
+    cpu = min(math.ceil(timing.limit * factor * 100) / 100, BOUNDS["cpu"].most)
     # The wall-clock backstop follows (Limits.wall_seconds is 3 x cpu + 2) unless the spec wrote one.
     return replace(test, limits=replace(test.limits, cpu=cpu, cpu_source=how + source))
 
@@ -318,15 +236,38 @@ def stale_results(exercises: list[Exercise], store_path: Path) -> list[str]:
 
 def read_course_calibration(exercise: Exercise) -> Calibration | None:
     """The calibration the course keeps for `exercise`, whatever it was measured for; None without one."""
+    path = course_file(exercise)
     try:
-        data = json.loads(course_file(exercise).read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        data = json.loads(text)
         if not isinstance(data, dict) or data.pop("version", None) != CALIBRATION_VERSION:
             return None  # an older grader's per-machine file: `grader validate` writes the course's own
         tests = {name: TestTiming(**timing) for name, timing in data.pop("tests").items()}
         settings = CalibrationRule(**data.pop("settings"))
-        return Calibration(**data, settings=settings, tests=tests)
+        calibration = Calibration(**data, settings=settings, tests=tests)
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
         return None
+    _check_numbers(path, text, calibration)
+    return calibration
+
+
+def _check_numbers(path: Path, text: str, calibration: Calibration) -> None:
+    """The numbers a calibration applies pass the limits' one check (grader/limits.py), as a spec's do: a
+    file edited by hand or damaged is a spec error naming its key and line, never a NaN or negative limit."""
+    numbers: list[tuple[tuple[str, ...], str, object]] = [
+        (("tests", name, "limit"), "cpu", timing.limit) for name, timing in calibration.tests.items()]
+    numbers += [(("settings", "floor"), "floor", calibration.settings.floor),
+                (("settings", "multiplier"), "multiplier", calibration.settings.multiplier),
+                (("speed",), "speed", calibration.speed)]
+    problems = []
+    for where, key, value in numbers:
+        try:
+            checked(key, value)
+        except LimitError as error:
+            problems.append(SpecProblem(path, json_line(text, where), 1, f"calibration: {'.'.join(where)} {error} "
+                                        f"(correct it, or measure again: grader validate --recalibrate)"))
+    if problems:
+        raise SpecError(problems)
 
 
 def calibration_data(calibration: Calibration, *, only: set[str] | None = None) -> dict[str, object]:
@@ -425,18 +366,3 @@ def _timing(test: Test, samples: dict[str, list[float]], settings: CalibrationRu
     else:
         limit, source = settings.floor, "floor"
     return TestTiming(test.name, limit, source, slowest, slowest_seconds, samples, test_key(test))
-
-
-def python_version() -> str:
-    """The sandbox interpreter's version and path, as people read it (starts it: not for the cache key)."""
-    import subprocess  # only here, when a calibration is measured
-
-    from grader.sandbox.isolation import child_python
-
-    python = child_python()
-    try:
-        done = subprocess.run([python, "-I", "-S", "-c", "import sys; print(sys.version.split()[0])"],
-                              capture_output=True, text=True, timeout=30, check=False)
-        return f"Python {done.stdout.strip()} ({python})"
-    except (OSError, subprocess.SubprocessError):
-        return python

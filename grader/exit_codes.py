@@ -13,4 +13,5 @@ class ExitCode(IntEnum):
     INTERNAL_ERROR = 4
     TRY_LATER = 5  # `grader submit`: the server took no hand-in over its rate limit (429); later it will
     CLOSED = 6  # `grader submit`: the server takes no more hand-ins of the exercise (past its deadline)
+    BAD_REPLY = 7  # `grader submit`: the server's reply cannot be used (too big, too slow, wrong shape, redirected away)
     INTERRUPTED = 130  # Ctrl-C or SIGTERM: 128 + SIGINT, as a shell reports it

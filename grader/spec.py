@@ -17,6 +17,7 @@ from grader.feedback_spec import read_feedback
 from grader.forms import COMMON_KEYS, FORMS, TestForm, form_keys
 from grader.forms.given import read_given
 from grader.kinds import KINDS, SubmissionKind
+from grader.limits import LimitError, checked, what
 from grader.model import MISSING, CalibrationRule, CheckerSpec, Exercise, Limits, MutantsRule, RubricItem, Rule, Test
 
 EXERCISE_KEYS = ("title", "kind", "entry", "statement", "starter", "hints", "prelude", "test_setup", "handin_files", "hidden_tests", "snippet", "limits",
@@ -183,11 +184,13 @@ def _limits(reader: _Reader, node: yaml.Node | None, base: Limits, where: str) -
     changes: dict[str, object] = {}
     for key, value_node in reader.mapping(node, LIMIT_KEYS, where).items():
         kind: type = float if key in ("cpu", "wall") else int
-        value = reader.typed(value_node, kind, f"{where}: {key}", None, "a positive number")
-        if value is not None and value <= 0:
-            reader.problem(value_node, f"{where}: {key} must be a positive number, not {value}")
-        elif value is not None:
-            changes[key] = value
+        value = reader.typed(value_node, kind, f"{where}: {key}", None, what(key))
+        if value is None:
+            continue
+        try:
+            changes[key] = kind(checked(key, value))
+        except LimitError as error:
+            reader.problem(value_node, f"{where}: {key} {error}")
     if "cpu" in changes:
         changes["cpu_written"] = True
     return replace(base, **changes)  # type: ignore[arg-type]
@@ -201,12 +204,13 @@ def _calibration(reader: _Reader, node: yaml.Node | None) -> CalibrationRule:
         return CalibrationRule()
     changes: dict[str, float] = {}
     for key, value_node in reader.mapping(node, CALIBRATION_KEYS, "calibration").items():
-        least = "at least 1" if key == "multiplier" else "a positive number of seconds"
-        value = reader.typed(value_node, float, f"calibration: {key}", None, least)
-        if value is not None and (value <= 0 or (key == "multiplier" and value < 1)):
-            reader.problem(value_node, f"calibration: {key} must be {least}, not {value_node.value!r}")
-        elif value is not None:
-            changes[key] = value
+        value = reader.typed(value_node, float, f"calibration: {key}", None, what(key))
+        if value is None:
+            continue
+        try:
+            changes[key] = checked(key, value)
+        except LimitError as error:
+            reader.problem(value_node, f"calibration: {key} {error}")
     return CalibrationRule(**changes)
 
 

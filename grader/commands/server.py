@@ -11,6 +11,10 @@ from pathlib import Path
 
 from grader.errors import UsageError
 from grader.commands.arguments import whole_number
+from grader.limits import argument
+
+INSECURE_HELP = ("allow a plain http:// server on another host: your token then crosses the network unencrypted, "
+                 "readable by anyone on the way")
 from grader.exit_codes import ExitCode
 
 TOKEN_VARIABLE = "GRADER_TOKEN"
@@ -43,7 +47,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     serve.add_argument("--max-per-address", metavar="N", type=whole_number(0), default=None,
                        help="connections open at once from one client address (default: 128; 0: no cap, "
                             "behind a reverse proxy on this host)")
-    serve.add_argument("--read-timeout", metavar="SECONDS", type=_seconds, default=20.0,
+    serve.add_argument("--read-timeout", metavar="SECONDS", type=argument("read_timeout"), default=20.0,
                        help="a request's head must arrive within it, and its body within it plus 1 s per "
                             "4 KiB (default: 20)")
     serve.add_argument("--insecure-cookies", action="store_true",
@@ -78,7 +82,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     submit.add_argument("--token", metavar="TOKEN", help=f"your token (default: ${TOKEN_VARIABLE}, else the one "
                                                          f"`grader login` stored)")
     submit.add_argument("--format", choices=("terminal", "json"), default="terminal", help="report format")
-    submit.add_argument("--timeout", metavar="SECONDS", type=float, default=600, help="how long to wait (default 600)")
+    submit.add_argument("--timeout", metavar="SECONDS", type=argument("wait"), default=600, help="how long to wait (default 600)")
+    submit.add_argument("--insecure", action="store_true", help=INSECURE_HELP)
     submit.set_defaults(run=run_submit)
 
 
@@ -94,16 +99,6 @@ def _state_option(parser: argparse.ArgumentParser, required: bool = True) -> Non
                         help="a PostgreSQL database (postgresql://...) instead of the state folder's SQLite: "
                              "several servers may share it and the folder (the grader's postgres extra; "
                              f"default: ${DATABASE_VARIABLE}; a password from $PGPASSWORD, never the URL)")
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not 0 < value <= 3600:
-        raise argparse.ArgumentTypeError("must be more than 0 and at most 3600")
-    return value
 
 
 def _address(text: str) -> str:
@@ -207,7 +202,7 @@ def _class_list(roster_path: Path | None, state: object) -> dict[str, object]:
 def run_submit(args: argparse.Namespace) -> ExitCode:
     from grader.server.client import server_and_token, submit
 
-    server, token = server_and_token(args.server, args.token)
+    server, token, insecure = server_and_token(args.server, args.token, args.insecure)
     if not args.file.is_file():
         raise UsageError(f"no file {args.file}")
-    return submit(server, token, args.exercise, args.file, args.format, args.timeout)
+    return submit(server, token, args.exercise, args.file, args.format, args.timeout, insecure)

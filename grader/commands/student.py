@@ -52,6 +52,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     login.add_argument("--server", metavar="URL", required=True, help="the server, e.g. https://grader.example.org")
     login.add_argument("--token", metavar="TOKEN", help="your token (default: $GRADER_TOKEN, else asked for, "
                                                         "unechoed)")
+    login.add_argument("--insecure", action="store_true",
+                       help="allow a plain http:// server on another host (your token crosses the network "
+                            "unencrypted); kept for `grader submit` to that server")
     login.set_defaults(run=run_login)
 
 
@@ -61,14 +64,20 @@ def run_login(args: argparse.Namespace) -> ExitCode:
 
     from grader.errors import UsageError
     from grader.server.client import TOKEN_VARIABLE, save_login
+    from grader.server.http_client import checked_server
+    from grader.text import escape_controls
 
+    server = checked_server(args.server, args.insecure)  # before a token is asked for: refused, it is not
     token = args.token or os.environ.get(TOKEN_VARIABLE)
     if not token and sys.stdin.isatty():
-        token = getpass.getpass("token: ").strip()
-    if not token:
+        token = getpass.getpass("token: ")
+    if not token or not token.strip():
         raise UsageError(f"a token is needed: --token TOKEN, ${TOKEN_VARIABLE}, or typed when asked")
-    path = save_login(args.server, token)
-    print(f"stored the server {args.server} and your token in {path} (readable by you alone); "
+    path = save_login(server, token, args.insecure)
+    if args.insecure and server.startswith("http://"):
+        print(f"warning: {escape_controls(server)} is plain http: your token crosses the network unencrypted "
+              f"with each submission", file=sys.stderr)
+    print(f"stored the server {escape_controls(server)} and your token in {path} (readable by you alone); "
           f"now: grader submit EXERCISE FILE")
     return ExitCode.OK
 
@@ -160,6 +169,7 @@ def _visible_tests(exercise: Exercise) -> Table:
     from grader.expected import ExpectationError, expected_values
     from grader.forms import form_of
     from grader.model import MISSING
+    from grader.text import escape_controls
 
     try:
         expected = expected_values(exercise)
@@ -173,8 +183,8 @@ def _visible_tests(exercise: Exercise) -> Table:
         if test.hidden:
             continue
         form = form_of(test)
-        table.add_row(Text(test.name), Text(form.shown_input(test)),
-                      Text(form.shown_expected(test, expected.get(test.name, MISSING))))
+        table.add_row(*(Text(escape_controls(text)) for text in (
+            test.name, form.shown_input(test), form.shown_expected(test, expected.get(test.name, MISSING)))))
     return table
 
 

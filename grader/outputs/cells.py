@@ -23,12 +23,19 @@ def inert(text: str) -> str:
 
 
 def cell(value: object) -> str:
-    """One cell as written: its text with controls escaped, then made inert; None is an empty cell."""
-    return "" if value is None else inert(escape_controls(str(value)))
+    """One cell as written: a number as it is (a score of -1 is no formula); any other value's text with
+    controls escaped, then made inert; None is an empty cell."""
+    if value is None:
+        return ""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    return inert(escape_controls(str(value)))
 
 
-def csv_text(rows: Iterable[Iterable[object]]) -> str:
-    """Rows as CSV text, every cell through `cell`: the one way a CSV of the grader is written."""
+def csv_text(rows: Iterable[Iterable[object]], line_end: str = "\r\n") -> str:
+    """Rows as CSV text, every cell through `cell`: the one way a CSV of the grader is written. Lines end
+    as RFC 4180 says (CRLF) for the spreadsheets and LMSs that import them; "\n" for a file meant for a
+    shell's `cut` and `read` (the tokens), where a CR would stick to the last column."""
     text = io.StringIO(newline="")
-    csv.writer(text).writerows([cell(value) for value in row] for row in rows)
+    csv.writer(text, lineterminator=line_end).writerows([cell(value) for value in row] for row in rows)
     return text.getvalue()

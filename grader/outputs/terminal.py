@@ -86,7 +86,7 @@ def tests_table(report: Report, stopped: Outcome | None) -> Table:
         row: list[RenderableType] = [str(number), name, verdict, "" if stopped else cpu_time(outcome),
                                      f"{points(outcome.points)}/{points(outcome.max_points)}"]
         if skipped:
-            row.append(skip_reason(outcome) if outcome.verdict == Verdict.SKIPPED else "")
+            row.append(literal(skip_reason(outcome)) if outcome.verdict == Verdict.SKIPPED else "")
         table.add_row(*row)
     return table
 
@@ -214,7 +214,7 @@ def hidden_summary(report: Report) -> Text | None:
         return None
     total = sum(kinds.values())
     parts = [kind + (f" ({n})" if n > 1 else "") for kind, n in kinds.most_common()]
-    return Text(f"{count(total, 'hidden test')} did not pass: " + "; ".join(parts), style="red")
+    return literal(f"{count(total, 'hidden test')} did not pass: " + "; ".join(parts), "red")
 
 
 def summary(report: Report) -> Text:
@@ -264,13 +264,13 @@ class TerminalReport(Output):
     def render(self, report: Report, out: TextIO) -> None:
         console = Console(file=out, width=self.width, highlight=False, emoji=False,
                           force_terminal=self.color, no_color=self.color is False)
-        header = Text(report.exercise, style="bold")
+        header = literal(report.exercise, "bold")  # from a server's reply too: every text of a report is literal
         header.append(" · ")
         header.append_text(literal(report.submission))
         console.print(header)
-        console.print(Text(report.isolation, style="dim"))
+        console.print(literal(report.isolation, "dim"))
         if report.limits_source:
-            console.print(Text(f"CPU limits: {report.limits_source}", style="dim"))
+            console.print(literal(f"CPU limits: {report.limits_source}", "dim"))
         for note in report.notes:
             console.print(Text("note: ", style="bold yellow").append(literal(note)))
         stopped = whole_file_problem(report)

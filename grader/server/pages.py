@@ -177,6 +177,7 @@ def span(seconds: float) -> str:
 def exercise_facts(request: Request, caller: Caller, exercise_id: str) -> dict[str, Any]:
     """What the exercise's page says to `caller` now: its statement, their deadline (extensions included)
     and the time left, the late rule, and what the rate rule leaves them (staff: no limit)."""
+    from grader.outputs.html.markdown import markdown_html
     from grader.server.views import allowance
 
     server = request.app.state.server
@@ -186,7 +187,7 @@ def exercise_facts(request: Request, caller: Caller, exercise_id: str) -> dict[s
     lateness = server.rules.lateness(caller.student, exercise_id, now)
     deadline = lateness.deadline
     left = None if caller.staff else allowance(server.state, server.rules, caller.student, exercise_id, now)
-    return {"id": exercise_id, "title": exercise.title, "statement": exercise.statement, "deadline": deadline,
+    return {"id": exercise_id, "title": exercise.title, "statement": markdown_html(exercise.statement), "deadline": deadline,
             "remaining": span(deadline - now) if deadline is not None and deadline > now else None,
             "late": rules.late, "cutoff": server.rules.cutoff_of(caller.student, exercise_id), "too_late": lateness.too_late and not caller.staff, "allowance": left,
             "window": span(left.window) if left is not None else None,

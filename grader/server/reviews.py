@@ -6,14 +6,13 @@ the routes (grader/server/review_routes.py) and the pages call these."""
 
 from __future__ import annotations
 
-import csv
-import io
 import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from grader.errors import GraderError
 from grader.model import RubricItem
+from grader.outputs.cells import csv_text
 from grader.server import inputs
 from grader.server.inputs import Refused
 from grader.server.state import Change, Message, Override, RegradeRequest, Review, Submission
@@ -307,16 +306,5 @@ def _change_json(change: Change) -> dict[str, object]:
 
 
 def audit_csv(rows: list[dict[str, object]]) -> str:
-    """The audit as CSV, a formula's first character made inert (a spreadsheet runs =, +, -, @)."""
-    out = io.StringIO(newline="")
-    writer = csv.writer(out)
-    writer.writerow(AUDIT_FIELDS)
-    for row in rows:
-        writer.writerow([_inert(row[name]) for name in AUDIT_FIELDS])
-    return out.getvalue()
-
-
-def _inert(value: object) -> object:
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
-        return "'" + value
-    return "" if value is None else value
+    """The audit as CSV, every cell by the one rule of the grader's CSVs (outputs/cells.py)."""
+    return csv_text([AUDIT_FIELDS, *([row[name] for name in AUDIT_FIELDS] for row in rows)])

@@ -6,12 +6,11 @@ compared in constant time, so no timing tells a caller how much of a token was r
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import hmac
-import io
 import secrets
 
+from grader.outputs.cells import csv_text
 from grader.records import record
 from grader.server.state import State
 
@@ -45,10 +44,7 @@ def caller_of(state: State, token: str | None) -> Caller | None:
 
 
 def issue_for_roster(state: State, students: list[str]) -> str:
-    """One new token per student, as CSV: student,token."""
-    text = io.StringIO(newline="")
-    writer = csv.writer(text)
-    writer.writerow(["student", "token"])
-    for student in students:
-        writer.writerow([student, issue(state, student)])
-    return text.getvalue()
+    """One new token per student, as CSV: student,token; lines end in a bare LF, so that `cut -d, -f2` or
+    a shell's `read` gives the token alone (a CRLF line left a \r on every token cut from it)."""
+    return csv_text([("student", "token"), *((student, issue(state, student)) for student in students)],
+                    line_end="\n")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from grader import calibration
+from grader import calibration, machine_speed
 from grader.calibration import calibration_key, course_file
 from grader.model import CalibrationRule
 from grader.spec import load_exercise
@@ -110,8 +110,8 @@ def test_the_key_is_the_courses_content_never_the_machine(monkeypatch: pytest.Mo
     key = calibration_key(exercise)
     assert calibration_key(exercise) == key
     monkeypatch.setattr(calibration, "machine", lambda: "another host / another CPU / 2 CPUs")
-    monkeypatch.setattr(calibration, "cpu_model", lambda: "another CPU")
-    monkeypatch.setattr(calibration, "interpreter", lambda: "/usr/bin/python3.12 (1 bytes, mtime 1)")
+    monkeypatch.setattr(machine_speed, "cpu_model", lambda: "another CPU")
+    monkeypatch.setattr(machine_speed, "interpreter", lambda: "/usr/bin/python3.12 (1 bytes, mtime 1)")
     assert calibration_key(exercise) == key  # a limit is the course's: the machine only scales it
     monkeypatch.undo()
     assert calibration_key(replace(exercise, calibration=CalibrationRule(multiplier=4))) != key

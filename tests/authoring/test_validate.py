@@ -122,7 +122,7 @@ def test_spec_errors_stop_validation_with_file_line_column_and_exit_3(squares: C
     assert result.returncode == 3
     broken = squares.exercises / "broken.yaml"
     assert f"{broken}:9:15: unknown key 'flor' in calibration (did you mean 'floor'?)" in result.stderr
-    assert f"{broken}:9:38: calibration: multiplier must be at least 1, not '0'" in result.stderr
+    assert f"{broken}:9:38: calibration: multiplier must be a number of times at least 1 and at most 1000, not 0.0" in result.stderr
     assert f"{broken}:13:5: unknown key 'expcet' in a test (did you mean 'expect'?)" in result.stderr
     assert result.stdout == ""  # nothing ran
 

@@ -31,7 +31,7 @@ rules:
     before = served.call("GET", "/exercises/add", headers=signed_in(alice))
     assert before.status == 200 and "<script" not in before.body
     shown = text_of(before.body)
-    assert "Return `a + b`." in shown  # the statement
+    assert "Return a + b." in shown and "<code>a + b</code>" in before.body  # the statement, as Markdown
     assert "2 d 3 h left" in shown
     assert f"10 % off per day started late; nothing is taken after {stamp(now + 5 * DAY)}." in shown
     assert "Submissions left: 3 of 3 per 1 h." in shown

@@ -100,9 +100,23 @@ def test_a_call_must_be_an_expression(tmp_path: Path) -> None:
 def test_limits_must_be_positive_numbers(tmp_path: Path) -> None:
     found = problems(tmp_path, GOOD + "limits: {cpu: -1, memroy: 5}\n")
     assert found == [
-        "add.yaml:9:15: limits: cpu must be a positive number, not -1.0",
+        "add.yaml:9:15: limits: cpu must be a number of seconds of CPU more than 0 and at most 3600, not -1.0",
         "add.yaml:9:19: unknown key 'memroy' in limits (did you mean 'memory'?)",
     ]
+
+
+@pytest.mark.parametrize("written, message", [
+    ("cpu: .nan", "limits: cpu must be a number of seconds of CPU more than 0 and at most 3600, not nan"),
+    ("cpu: .inf", "limits: cpu must be a number of seconds of CPU more than 0 and at most 3600, not inf"),
+    ("wall: 1.0e+308", "limits: wall must be a number of seconds more than 0 and at most 14400, not 1e+308"),
+    ("memory: 99999999999999999999", "limits: memory must be a whole number of MiB more than 0 and at most 1048576"),
+    ("processes: 0", "limits: processes must be a whole number of processes more than 0 and at most 4096, not 0"),
+    ("output: true", "limits: output must be a whole number of KiB more than 0 and at most 1048576, not 'true'"),
+], ids=["nan", "infinity", "huge-wall", "huge-memory", "zero-processes", "boolean"])
+def test_a_limit_that_is_no_finite_number_in_its_bound_is_refused_at_its_line(
+        tmp_path: Path, written: str, message: str) -> None:
+    (found,) = problems(tmp_path, GOOD + f"limits: {{{written}}}\n")
+    assert found.startswith(f"add.yaml:9:") and message in found, found
 
 
 def test_booleans_are_checked(tmp_path: Path) -> None:
