@@ -129,8 +129,8 @@ class Registry(MutableMapping[str, T], Generic[T]):
                 warn(f"{label} is left out: a {self.what}'s name is letters, digits, '_', '-' and '.', "
                      f"at most {MAX_NAME} of them")
             elif point.name in self._entries:
-                warn(f"{label} is refused: grader has a {self.what} named '{point.name}' already; the "
-                     f"package must name its own another way (its entry point's name)")
+                warn(f"{label} is refused: grader has its own {self.what} '{point.name}'; the package must "
+                     f"give its entry point another name")
             else:
                 try:
                     loaded = point.load()
