@@ -126,8 +126,8 @@ class Registry(MutableMapping[str, T], Generic[T]):
         for point in points:
             label = _plugin_label(self.group or "", point)
             if not point.name or set(point.name) - NAME_CHARACTERS or len(point.name) > MAX_NAME:
-                warn(f"{label} is left out: a {self.what}'s name is letters, digits, '_', '-' and '.', "
-                     f"at most {MAX_NAME} of them")
+                warn(f"{label} is left out: its name must be letters, digits, '_', '-' and '.', at most "
+                     f"{MAX_NAME} of them")
             elif point.name in self._entries:
                 warn(f"{label} is refused: grader has its own {self.what} '{point.name}'; the package must "
                      f"give its entry point another name")
