@@ -83,6 +83,8 @@ def run_checker(spec: CheckerSpec, expected: object, actual: object, input: obje
             raise
         return CheckResult(passed=False, reason="type", feedback=f"the answer could not be compared: "
                                                                   f"{type(error).__name__}: {str(error)[:200]}")
+    if not isinstance(check, CheckResult):  # a package's checker, say, returning a bool
+        raise CheckerError(f"checker '{spec.name}' returned {type(check).__name__}, not a CheckResult")
     if check.passed or check.reason:
         return check
     return replace(check, reason=mismatch(expected, actual))

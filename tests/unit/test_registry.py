@@ -27,6 +27,15 @@ def test_a_name_taken_is_refused_naming_both_entries() -> None:
     assert CHECKERS["value"] is not agrees
 
 
+def test_a_checker_that_returns_no_check_result_is_a_checker_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    from grader.checkers import CheckerError, run_checker
+    from grader.model import CheckerSpec
+
+    monkeypatch.setitem(CHECKERS, "yes-man", lambda expected, actual: True)
+    with pytest.raises(CheckerError, match="checker 'yes-man' returned bool, not a CheckResult"):
+        run_checker(CheckerSpec("yes-man", ()), 1, 2)
+
+
 def test_the_same_entry_registered_again_is_no_clash() -> None:
     rules: Registry[object] = Registry(what="mutation rule")
     assert rules.register("swap")(agrees) is agrees and rules.register("swap", agrees) is agrees
