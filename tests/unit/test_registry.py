@@ -145,3 +145,23 @@ def test_an_lms_gradebook_is_one_line_and_every_list_of_formats_has_it(monkeypat
     assert "toy-lms" in GRADEBOOK_FORMATS and "toy-lms" in ROSTER_FORMATS
     document = openapi._document_text.__wrapped__()  # the served one is built once per process
     assert '"toy-lms"' in document
+
+
+def test_the_mutants_schema_names_every_mutation_rule() -> None:
+    # A JSON schema cannot read the registry: this keeps its enum and RULES one list.
+    import json
+
+    from grader.mutants.rules import RULES
+    from tests.conftest import ROOT
+
+    schema = json.loads((ROOT / "grader" / "schemas" / "mutants.schema.json").read_text())
+    named = [node["properties"]["rule"]["enum"] for node in _nodes(schema) if "rule" in node.get("properties", {})]
+    assert named == [list(RULES)]
+
+
+def _nodes(value: object) -> list[dict]:  # type: ignore[type-arg]
+    if isinstance(value, dict):
+        return [value, *(node for item in value.values() for node in _nodes(item))]
+    if isinstance(value, list):
+        return [node for item in value for node in _nodes(item)]
+    return []
