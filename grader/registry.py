@@ -11,6 +11,7 @@ A test or a course registers a ready object the same way, by name. docs/extendin
 from __future__ import annotations
 
 import sys
+import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping, Sequence
 from importlib import import_module
 from typing import Generic, TypeVar, overload
@@ -19,6 +20,10 @@ T = TypeVar("T")
 # A plugin's name: what a spec or a command line writes (`--outputs a,b` splits on commas, a spec is YAML).
 NAME_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.")
 MAX_NAME = 64
+# One look at the installed packages at a time: the server asks from several threads, and a thread that
+# found the look begun must wait for its end, not read a half-made list. Re-entrant: a package's module may
+# ask a registry while it is imported.
+_LOOKING = threading.RLock()
 
 
 class RegistrationError(Exception):
@@ -46,6 +51,7 @@ class Registry(MutableMapping[str, T], Generic[T]):
         self.group = group
         self._adopt = adopt
         self._looked = group is None  # installed packages looked at (never, without a group)
+        self._looking = False  # being looked at now, by the thread that holds _LOOKING
 
     # ------------------------------------------------------------ reading
     def __getitem__(self, name: str) -> T:
@@ -119,15 +125,27 @@ class Registry(MutableMapping[str, T], Generic[T]):
         goes on without it (a broken package must not stop every `grader check`)."""
         if self._looked:
             return
-        self._looked = True
+        with _LOOKING:
+            if self._looked or self._looking:
+                return
+            self._looking = True
+            try:
+                self._add_plugins()
+            finally:
+                self._looked, self._looking = True, False
+
+    def _add_plugins(self) -> None:
         from importlib.metadata import entry_points  # here only: it reads every installed distribution
 
         points = sorted(entry_points(group=self.group or ""), key=lambda point: (point.name, point.value))
+        added: dict[str, str] = {}  # name -> the plugin that took it
         for point in points:
             label = _plugin_label(self.group or "", point)
             if not point.name or set(point.name) - NAME_CHARACTERS or len(point.name) > MAX_NAME:
                 warn(f"{label} is left out: its name must be letters, digits, '_', '-' and '.', at most "
                      f"{MAX_NAME} of them")
+            elif point.name in added:
+                warn(f"{label} is refused: {added[point.name]} has the name already")
             elif point.name in self._entries:
                 warn(f"{label} is refused: grader has its own {self.what} '{point.name}'; the package must "
                      f"give its entry point another name")
@@ -135,10 +153,11 @@ class Registry(MutableMapping[str, T], Generic[T]):
                 try:
                     loaded = point.load()
                     entry = self._adopt(loaded) if self._adopt else loaded
-                except Exception as error:  # noqa: BLE001 - whatever a package does on import is its fault
+                except (Exception, SystemExit) as error:  # noqa: BLE001 - what a package does on import is its own
                     warn(f"{label} is left out: it cannot be loaded: {type(error).__name__}: {error}")
                     continue
                 self._entries[point.name] = entry  # type: ignore[assignment]
+                added[point.name] = label
 
 
 class Names(Sequence[str]):

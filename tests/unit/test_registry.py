@@ -51,13 +51,13 @@ def test_a_lazy_entry_is_imported_when_first_asked(tmp_path: Path, monkeypatch: 
     monkeypatch.delitem(sys.modules, "lazy_probe_module")
 
 
-def installed(root: Path, entry_points: str, module: str = "") -> Path:
+def installed(root: Path, entry_points: str, module: str = "", name: str = "probe_plugin") -> Path:
     """A distribution as pip leaves one on the path: its dist-info (metadata, entry points) and its module."""
-    info = root / "probe_plugin-2.0.dist-info"
+    info = root / f"{name}-2.0.dist-info"
     info.mkdir(parents=True)
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: probe-plugin\nVersion: 2.0\n")
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name.replace('_', '-')}\nVersion: 2.0\n")
     (info / "entry_points.txt").write_text(entry_points)
-    (root / "probe_plugin.py").write_text(module)
+    (root / f"{name}.py").write_text(module)
     return root
 
 
@@ -70,6 +70,8 @@ class Renders(Output):
 
 class Nothing(Output):
     pass
+
+RendersToo = Renders
 
 NOT_AN_OUTPUT = 3
 """
@@ -87,6 +89,7 @@ number = probe_plugin:NOT_AN_OUTPUT
 gone = probe_plugin_missing:Renders
 bad\x1b[31mname = probe_plugin:Renders
 """, MODULE)))
+    installed(tmp_path, "[probe.outputs]\nrenders = probe_plugin:RendersToo\n", name="other_plugin")
     from grader.outputs import adopt
 
     return Registry({"json": Entry("grader.outputs.json_report:JsonReport", report=True),
@@ -116,7 +119,9 @@ def test_a_packages_entries_join_and_its_bad_ones_are_each_said(outputs: Registr
         f"grader: warning: plugin 'nothing' (probe.outputs = probe_plugin:Nothing) {source} is left out: it cannot "
         "be loaded: TypeError: Nothing overrides neither render (a report) nor write (a gradebook)",
         f"grader: warning: plugin 'number' (probe.outputs = probe_plugin:NOT_AN_OUTPUT) {source} is left out: it "
-        "cannot be loaded: TypeError: 3 is not a subclass of grader.outputs.Output"]
+        "cannot be loaded: TypeError: 3 is not a subclass of grader.outputs.Output",
+        "grader: warning: plugin 'renders' (probe.outputs = probe_plugin:RendersToo) of package other-plugin 2.0 is "
+        f"refused: plugin 'renders' (probe.outputs = probe_plugin:Renders) {source} has the name already"]
     list(outputs)
     assert capsys.readouterr().err == ""  # said once
 
