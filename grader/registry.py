@@ -31,9 +31,9 @@ class RegistrationError(Exception):
 
 
 def load(where: str) -> object:
-    """The attribute named by "module:attribute", its module imported now."""
+    """The attribute named by "module:attribute", or the module named by "module", imported now."""
     module, _, attribute = where.partition(":")
-    return getattr(import_module(module), attribute)
+    return getattr(import_module(module), attribute) if attribute else import_module(module)
 
 
 class Registry(MutableMapping[str, T], Generic[T]):

@@ -3,7 +3,7 @@
 COMMANDS (a grader.registry) names the function that adds each command, so the command line imports and
 builds only the module of the command it was given (the others' imports, kinds and output formats among
 them, are a large part of a start). A new command is a function in a module here plus its name in that
-module's row."""
+module's row (a new module: a new row)."""
 
 from __future__ import annotations
 
@@ -14,19 +14,22 @@ from grader.registry import Registry
 
 AddParser = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], None]
 
+# Each module's commands, in the order `grader --help` lists them. A platform's runner is its platform's own
+# module (grader/platforms/<platform>/command.py).
 ROWS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("student", ("list", "show", "start", "hint", "check", "login")),
-    ("authoring", ("validate", "calibrate", "import", "export", "new")),
-    ("batch", ("batch",)),
-    ("similar", ("similar",)),
-    ("analytics", ("analytics",)),
-    ("platforms", ("gradescope-run", "prairielearn-run")),
-    ("doctor", ("doctor",)),
-    ("environment", ("env",)),
-    ("server", ("serve", "submit")),
+    ("grader.commands.student", ("list", "show", "start", "hint", "check", "login")),
+    ("grader.commands.authoring", ("validate", "calibrate", "import", "export", "new")),
+    ("grader.commands.batch", ("batch",)),
+    ("grader.commands.similar", ("similar",)),
+    ("grader.commands.analytics", ("analytics",)),
+    ("grader.platforms.gradescope.command", ("gradescope-run",)),
+    ("grader.platforms.prairielearn.command", ("prairielearn-run",)),
+    ("grader.commands.doctor", ("doctor",)),
+    ("grader.commands.environment", ("env",)),
+    ("grader.commands.server", ("serve", "submit")),
 )
-COMMANDS: Registry[AddParser] = Registry({command: f"grader.commands.{module}:add_parser"
-                                          for module, commands in ROWS for command in commands}, what="command")
+COMMANDS: Registry[AddParser] = Registry({command: f"{module}:add_parser" for module, commands in ROWS
+                                          for command in commands}, what="command")
 
 
 def command_adders(command: str | None = None) -> list[AddParser]:

@@ -86,8 +86,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     new.add_argument("id", metavar="ID", help="the new exercise's id, e.g. count-rooks")
     new.add_argument("--kind", choices=list(KINDS), default="function", help="what students hand in")
     new.add_argument("--form", choices=SCAFFOLD_FORMS, metavar="FORM", default="plain",
-                     help="the tests' shape, one of %(choices)s: plain calls or stdin; class (function kind): a class tested by "
-                          "sequences of steps; files (program kind): arguments, input and output files")
+                     help="the tests' shape, one of %(choices)s: plain calls or stdin; class (function kind): a "
+                          "class tested by sequences of steps; files (program kind): arguments, input and output "
+                          "files")
 
 
 def _console(stream: object = None) -> Console:
