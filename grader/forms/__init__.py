@@ -1,6 +1,6 @@
 """Test forms: how one test is run and judged (a call, an expected exception, steps on one object, a program
-with arguments and files). A new form is one module defining a TestForm plus one line in FORMS (grader.registry); the spec
-picks a test's form by the keys it writes."""
+with arguments and files). A new form is one module defining a TestForm plus one line in FORMS (a
+grader.registry); the spec picks a test's form by the keys it writes."""
 
 from __future__ import annotations
 

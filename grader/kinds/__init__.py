@@ -1,5 +1,6 @@
 """Submission kinds: what a student hands in and how it is run and compared. A new kind is one module
-defining a `SubmissionKind` plus one line in KINDS (grader.registry); the rest of the grader asks the kind, never which it is."""
+defining a `SubmissionKind` plus one line in KINDS (a grader.registry); the rest of the grader asks the kind,
+never which it is."""
 
 from __future__ import annotations
 
