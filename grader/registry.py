@@ -1,6 +1,7 @@
 """The one way to register what varies (kinds, test forms, checkers, hand-in forms, batch layouts, outputs,
 mutation rules, commands, resource groups): a `Registry` of named entries, each an object or the
-"module:attribute" of one, imported on first use; and, for the registries that name an entry-point group, what installed packages add.
+"module:attribute" of one, imported on first use; and, for the registries that name an entry-point group,
+what installed packages add.
 
 Lazy because a `grader check` uses one kind and one or two test forms: importing every kind and form at
 start-up was a large part of a check's start (issue 13's budget). For the same reason installed packages are
