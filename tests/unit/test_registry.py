@@ -87,9 +87,11 @@ json = probe_plugin:Renders
 nothing = probe_plugin:Nothing
 number = probe_plugin:NOT_AN_OUTPUT
 gone = probe_plugin_missing:Renders
+exits = probe_plugin_exits:Renders
 bad\x1b[31mname = probe_plugin:Renders
 """, MODULE)))
     installed(tmp_path, "[probe.outputs]\nrenders = probe_plugin:RendersToo\n", name="other_plugin")
+    (tmp_path / "probe_plugin_exits.py").write_text("raise SystemExit(3)\n")  # a package's module ending the process
     from grader.outputs import adopt
 
     return Registry({"json": Entry("grader.outputs.json_report:JsonReport", report=True),
@@ -112,6 +114,8 @@ def test_a_packages_entries_join_and_its_bad_ones_are_each_said(outputs: Registr
     assert said == [
         f"grader: warning: plugin 'bad\\x1b[31mname' (probe.outputs = probe_plugin:Renders) {source} is left out: "
         "its name must be letters, digits, '_', '-' and '.', at most 64 of them",
+        f"grader: warning: plugin 'exits' (probe.outputs = probe_plugin_exits:Renders) {source} is left out: it "
+        "cannot be loaded: SystemExit: 3",
         f"grader: warning: plugin 'gone' (probe.outputs = probe_plugin_missing:Renders) {source} is left out: it "
         "cannot be loaded: ModuleNotFoundError: No module named 'probe_plugin_missing'",
         f"grader: warning: plugin 'json' (probe.outputs = probe_plugin:Renders) {source} is refused: grader has "
