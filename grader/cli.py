@@ -8,7 +8,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from grader.commands import command_modules
+from grader.commands import command_adders
 from grader.errors import SpecError, UsageError
 from grader.exit_codes import ExitCode
 
@@ -40,8 +40,8 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     parser = _Parser(prog="grader", description="Grade Python exercises in a sandbox.")
     parser.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for module in command_modules(_named_command(argv)):
-        module.add_parser(subparsers)
+    for add_parser in command_adders(_named_command(argv)):
+        add_parser(subparsers)
     return parser
 
 

@@ -7,14 +7,7 @@ from pathlib import Path
 
 from grader.errors import UsageError
 from grader.kinds import KINDS
-from grader.kinds.function import FUNCTION_FORMS
-from grader.kinds.program import PROGRAM_FORMS
 from grader.spec import ID_PATTERN
-
-# The shapes `grader new --form` writes, per kind: "class" is a class tested by sequences of steps,
-# "files" a program run with arguments that reads and writes files.
-FORMS: dict[str, tuple[str, ...]] = {"function": tuple(FUNCTION_FORMS), "program": tuple(PROGRAM_FORMS),
-                                     "predict": ("plain",)}
 
 
 def new_exercise(exercises_dir: Path, exercise_id: str, kind: str = "function", form: str = "plain") -> list[Path]:
@@ -23,8 +16,8 @@ def new_exercise(exercises_dir: Path, exercise_id: str, kind: str = "function", 
         raise UsageError(f"'{exercise_id}' is not an exercise id: use lower-case letters, digits and '-'")
     if kind not in KINDS:
         raise UsageError(f"unknown kind '{kind}'; known kinds: {', '.join(KINDS)}")
-    if form not in FORMS.get(kind, ("plain",)):
-        raise UsageError(f"a {kind} exercise has no form '{form}'; its forms: {', '.join(FORMS.get(kind, ('plain',)))}")
+    if form not in KINDS[kind].scaffold_forms:
+        raise UsageError(f"a {kind} exercise has no form '{form}'; its forms: {', '.join(KINDS[kind].scaffold_forms)}")
     spec = exercises_dir / f"{exercise_id}.yaml"
     references = exercises_dir.parent / "reference" / exercise_id
     for path in (spec, references):

@@ -13,6 +13,7 @@ from pathlib import Path
 from grader.errors import UsageError
 from grader.text import escape_controls, text_of_name
 from grader.records import record
+from grader.registry import Registry
 
 # Folders that archive tools, editors and version control leave beside (or inside) real student folders.
 IGNORED_FOLDERS = {"__MACOSX", "__pycache__", "node_modules", "venv"}
@@ -251,13 +252,13 @@ def settle_names(people: list[HandIn]) -> list[HandIn]:
 
 
 # ---------------------------------------------------------------- which layout
-LAYOUTS: dict[str, Callable[[Path], list[HandIn]]] = {
+LAYOUTS: Registry[Callable[[Path], list[HandIn]]] = Registry({
     "folders": one_folder_each,
     "canvas": canvas,
     "moodle": moodle,
     "gradescope": gradescope,
     "github-classroom": github_classroom,
-}
+}, what="batch layout")
 
 
 def detect(root: Path) -> str:

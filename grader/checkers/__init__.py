@@ -1,6 +1,7 @@
 """Checkers: pure functions (expected, actual, **args) -> CheckResult, registered by the name specs use. A
 checker that also wants the test's input is marked `takes_input` (it gets input=...). A new checker is one
-module that registers itself, plus its import line at the end of this file."""
+module that registers itself, plus its import line at the end of this file; or, from a package of its own, an
+entry point in the `grader.checkers` group (docs/extending.md)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Any, Protocol
 
 from grader.checkers.shown import first_difference, safe_repr, show, show_pair, type_name  # noqa: F401 - used from here
 from grader.model import CheckerSpec, CheckResult, Opaque
+from grader.registry import Registry
 from grader.sandbox.wire import Fields, Items
 from grader.words import a, count
 
@@ -20,17 +22,19 @@ class Checker(Protocol):
     def __call__(self, expected: object, actual: object, /) -> CheckResult: ...
 
 
-CHECKERS: dict[str, Callable[..., CheckResult]] = {}
+def _adopt(found: object) -> Callable[..., CheckResult]:
+    """A package's checker (what its `grader.checkers` entry point names): a function, as ours are."""
+    if not callable(found) or isinstance(found, type):
+        raise TypeError(f"{found!r} is not a function (expected, actual, **args) -> CheckResult")
+    return found  # type: ignore[no-any-return]
+
+
+CHECKERS: Registry[Callable[..., CheckResult]] = Registry(what="checker", group="grader.checkers", adopt=_adopt)
 
 
 def checker(name: str) -> Callable[[Callable[..., CheckResult]], Callable[..., CheckResult]]:
-    """Register a checker so exercise specs can name it."""
-
-    def register(func: Callable[..., CheckResult]) -> Callable[..., CheckResult]:
-        CHECKERS[name] = func
-        return func
-
-    return register
+    """Register a checker so exercise specs can name it; a name taken already is refused."""
+    return CHECKERS.register(name)
 
 
 def typed_args(func: Callable[..., CheckResult], args: dict[str, object]) -> tuple[dict[str, object], str]:
@@ -79,6 +83,8 @@ def run_checker(spec: CheckerSpec, expected: object, actual: object, input: obje
             raise
         return CheckResult(passed=False, reason="type", feedback=f"the answer could not be compared: "
                                                                   f"{type(error).__name__}: {str(error)[:200]}")
+    if not isinstance(check, CheckResult):  # a package's checker, say, returning a bool
+        raise CheckerError(f"checker '{spec.name}' returned {type(check).__name__}, not a CheckResult")
     if check.passed or check.reason:
         return check
     return replace(check, reason=mismatch(expected, actual))

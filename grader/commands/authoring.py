@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from grader.exit_codes import ExitCode
-from grader.kinds import KINDS
+from grader.kinds import KINDS, SCAFFOLD_FORMS
 
 MUTANTS_MOST = 40  # grader.mutants.run.MOST, without importing it at every start
 MUTANT_FORMATS = ("text", "json", "markdown")
@@ -85,9 +85,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     new = command("new", "scaffold an exercise and its reference folders", run_new)
     new.add_argument("id", metavar="ID", help="the new exercise's id, e.g. count-rooks")
     new.add_argument("--kind", choices=list(KINDS), default="function", help="what students hand in")
-    new.add_argument("--form", choices=["plain", "class", "files"], default="plain",
-                     help="the tests' shape: plain calls or stdin; class (function kind): a class tested by "
-                          "sequences of steps; files (program kind): arguments, input and output files")
+    new.add_argument("--form", choices=SCAFFOLD_FORMS, metavar="FORM", default="plain",
+                     help="the tests' shape, one of %(choices)s: plain calls or stdin; class (function kind): a "
+                          "class tested by sequences of steps; files (program kind): arguments, input and output "
+                          "files")
 
 
 def _console(stream: object = None) -> Console:

@@ -12,12 +12,10 @@ from typing import TYPE_CHECKING, Any
 from grader.errors import UsageError
 from grader.commands.arguments import whole_number
 from grader.exit_codes import ExitCode
-from grader.outputs import batch_outputs
+from grader.outputs import LMS_GRADEBOOKS, batch_outputs
 
-GRADEBOOKS = ("canvas", "moodle", "plain")
-# grader.batch.layouts.LAYOUTS and grader.batch.roster.COLUMNS, written out: every command builds this parser,
-# and importing the batch modules for it costs each one start-up time (a test keeps them equal).
-LAYOUT_NAMES = ("folders", "canvas", "moodle", "gradescope", "github-classroom")
+# grader.batch.roster.COLUMNS, written out: `grader --help` builds this parser, and importing the batch's
+# modules for it costs start-up time (a test keeps them equal).
 ROSTER_COLUMNS = ("folder", "name", "id", "sis_id", "login", "email", "section", "participant")
 
 if TYPE_CHECKING:  # the batch machinery is imported when a batch runs: every other command starts faster
@@ -37,6 +35,7 @@ EXIT_CODES = """exit status:
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    from grader.batch.layouts import LAYOUTS  # light (no grading); only `batch` and `--help` build this
     parser = subparsers.add_parser(
         "batch", help="grade a whole class: one folder per student", epilog=EXIT_CODES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -62,13 +61,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     parser.add_argument("--outputs", metavar="LIST", type=_outputs, default=batch_outputs(defaults_only=True),
                         help=f"comma-separated, from {','.join(batch_outputs())} "
                              f"(default: {','.join(batch_outputs(defaults_only=True))})")
-    parser.add_argument("--layout", choices=("auto", *LAYOUT_NAMES), default="auto",
+    parser.add_argument("--layout", choices=("auto", *LAYOUTS), default="auto",
                         help="how SUBMISSIONS_DIR is laid out (default: auto, by the marks each platform leaves)")
     parser.add_argument("--roster", metavar="CSV", type=Path,
                         help=f"who is who: a CSV with a header, `folder` and any of {', '.join(ROSTER_COLUMNS[1:])}")
-    parser.add_argument("--gradebook", metavar="KIND", choices=GRADEBOOKS, action="append", default=None,
-                        help=f"also write a gradebook an LMS imports, repeatable: {', '.join(GRADEBOOKS)} "
-                             f"(gradebook-KIND.csv)")
+    parser.add_argument("--gradebook", metavar="KIND", choices=LMS_GRADEBOOKS, action="append", default=None,
+                        help="also write a gradebook an LMS imports, repeatable: %(choices)s (gradebook-KIND.csv)")
     parser.add_argument("--assignment", metavar="ID=NAME", action="append", default=None, type=_assignment,
                         help="the LMS assignment an exercise's column is for (repeatable; default: its title)")
     parser.add_argument("--all", action="store_true",

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from grader.exit_codes import ExitCode
-from grader.outputs import import_soon, output, report_formats
+from grader.outputs import REPORT_FORMATS, import_soon, output
 
 if TYPE_CHECKING:  # the heavy modules are imported by the commands that use them: start-up stays short
     from rich.console import Console
@@ -39,9 +39,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     hint.add_argument("--reset", action="store_true", help="start the hints again from the first")
     check = command("check", "grade a submission and print the report", run_check)
     check.add_argument("submission", metavar="SUBMISSION", help="the file to grade")
-    # A metavar: the choices, now with each platform's, would not wrap in the usage line.
-    check.add_argument("--format", choices=sorted(report_formats()), default="terminal", metavar="FORMAT",
-                       help=f"report format: {', '.join(sorted(report_formats()))} (default: terminal)")
+    # A metavar: the choices, now with each platform's, would not wrap in the usage line. The choices are
+    # read from the registry when argparse asks (a check of a built-in format looks for no package's).
+    check.add_argument("--format", choices=REPORT_FORMATS, default="terminal", metavar="FORMAT",
+                       help="report format: %(choices)s (default: terminal)")
     check.add_argument("--all", action="store_true",
                        help="run every test, even after a small test failed or a test ran out of time")
     check.add_argument("--watch", action="store_true",

@@ -1,6 +1,6 @@
 """Test forms: how one test is run and judged (a call, an expected exception, steps on one object, a program
-with arguments and files). A new form is one module defining a TestForm plus one line in FORMS; the spec
-picks a test's form by the keys it writes."""
+with arguments and files). A new form is one module defining a TestForm plus one line in FORMS (a
+grader.registry); the spec picks a test's form by the keys it writes."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ FORMS: Registry[TestForm] = Registry({
     "raises": "grader.forms.raises:RaisesForm",
     "steps": "grader.forms.steps:StepsForm",
     "program-io": "grader.forms.program_io:ProgramIOForm",
-}, instantiate=True)
+}, instantiate=True, what="test form")
 
 # Keys every form may take beside its own: the inputs `given` to a call or steps, and what a student reads.
 COMMON_KEYS = ("given", "feedback", "description")

@@ -1,6 +1,7 @@
 """What a student hands in, in whatever form, read into one `Handin`: a file, a notebook, a folder or a
-zip. A new form is one module with a class that `read`s a path, plus one line in FORMS saying which paths
-are its own (the class's `accepts`, or the line's); the first form that accepts a path reads it."""
+zip. A new form is one module with a class that `read`s a path, plus one line in FORMS (a grader.registry)
+saying which paths are its own (the class's `accepts`, or the line's); the first form that accepts a path
+reads it."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Protocol
 from grader.handins.base import Context, Handin, Module, refuse
 from grader.handins.file import FileForm
 from grader.model import Exercise
-from grader.registry import load
+from grader.registry import Registry, load
 
 ZIP_SUFFIX = ".zip"
 NOTEBOOK_SUFFIX = ".ipynb"
@@ -44,20 +45,22 @@ class _OnUse:
         return form.read(path, context)
 
 
-FORMS: tuple[ListedForm, ...] = (
-    _OnUse("folder", "grader.handins.folder:FolderForm", Path.is_dir),
-    _OnUse("zip", "grader.handins.archive:ZipForm", lambda path: path.suffix.lower() == ZIP_SUFFIX and not path.is_dir()),
-    _OnUse("notebook", "grader.handins.notebook:NotebookForm",
-           lambda path: path.suffix.lower() == NOTEBOOK_SUFFIX and not path.is_dir()),
-    FileForm(),  # last: it accepts anything
-)
+# In the order they are asked: the first form that accepts a path reads it.
+FORMS: Registry[ListedForm] = Registry({
+    "folder": _OnUse("folder", "grader.handins.folder:FolderForm", Path.is_dir),
+    "zip": _OnUse("zip", "grader.handins.archive:ZipForm",
+                  lambda path: path.suffix.lower() == ZIP_SUFFIX and not path.is_dir()),
+    "notebook": _OnUse("notebook", "grader.handins.notebook:NotebookForm",
+                       lambda path: path.suffix.lower() == NOTEBOOK_SUFFIX and not path.is_dir()),
+    "file": FileForm(),  # last: it accepts anything
+}, what="hand-in form")
 
 
 def read_handin(path: Path, exercise: Exercise, *, context: Context | None = None) -> Handin:
     """The hand-in at `path` for `exercise`, read by the first form that accepts it."""
     context = context or Context(exercise)
     try:
-        form = next(form for form in FORMS if form.accepts(path))
+        form = next(form for form in FORMS.values() if form.accepts(path))
         handin = form.read(path, context)
     except Exception as error:  # noqa: BLE001 - whatever a hand-in makes a reader do is that student's verdict
         # Each reader bounds what it reads and refuses with the reason; this is the net under them all

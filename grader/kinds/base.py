@@ -27,6 +27,7 @@ class SubmissionKind:
     starter_lexer: str = "python"  # how `grader show` highlights the starter code
     lists_tests: bool = True  # `grader show` lists the visible tests
     own_keys: tuple[str, ...] = ()  # exercise keys that only this kind takes
+    scaffold_forms: tuple[str, ...] = ("plain",)  # the shapes `grader new --form` writes for this kind
 
     # ------------------------------------------------------------ the spec
     def check_exercise(self, reader: SpecReader, keys: dict[str, yaml.Node], root: yaml.Node,
@@ -83,7 +84,7 @@ class SubmissionKind:
     # ------------------------------------------------------------ authoring
     def scaffold(self, entry: str, form: str = "plain") -> tuple[str, dict[str, str]]:
         """`grader new`: the spec's text and the reference files (path under reference/<id>/ -> text), shaped
-        for `form` (one of grader.scaffold.FORMS[kind])."""
+        for `form` (one of its scaffold_forms)."""
         raise NotImplementedError
 
     def shown_code(self, exercise: Exercise) -> str:

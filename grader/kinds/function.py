@@ -151,6 +151,7 @@ FUNCTION_FORMS = {"plain": (FUNCTION_SPEC, FUNCTION_REFERENCES), "class": (CLASS
 
 class FunctionKind(SubmissionKind):
     name = "function"
+    scaffold_forms = tuple(FUNCTION_FORMS)
     default_compare: Compare = "value"
     compares: tuple[Compare, ...] = ("value", "output")
     harness_mode = "module"

@@ -87,6 +87,7 @@ PROGRAM_FORMS = {"plain": (PROGRAM_SPEC, PROGRAM_REFERENCES), "files": (FILES_SP
 
 class ProgramKind(SubmissionKind):
     name = "program"
+    scaffold_forms = tuple(PROGRAM_FORMS)
 
     def test_input(self, reader: SpecReader, keys: dict[str, yaml.Node], node: yaml.Node,
                    where: str) -> tuple[str | None, str | None]:

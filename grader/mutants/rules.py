@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
 from grader.records import record
+from grader.registry import Registry
 
 Position = tuple[int, int]  # line (from 1), column in UTF-8 bytes, as ast gives them
 
@@ -56,14 +57,11 @@ class Mutant:
 
 
 Rule = Callable[[ast.Module], Iterator[Change]]
-RULES: dict[str, Rule] = {}
+RULES: Registry[Rule] = Registry(what="mutation rule")
 
 
 def rule(name: str) -> Callable[[Rule], Rule]:
-    def register(func: Rule) -> Rule:
-        RULES[name] = func
-        return func
-    return register
+    return RULES.register(name)
 
 
 def make_mutants(source: str, reference: str) -> list[Mutant]:

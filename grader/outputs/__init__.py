@@ -1,12 +1,14 @@
 """Every output of the grader, for one student or a whole class: a new format is one module (a subclass of
-Output) plus one line in OUTPUTS."""
+Output) plus one line in OUTPUTS, or, from a package of its own, an entry point in the `grader.outputs` group
+(docs/extending.md). Every list of formats (the command line's choices, the server's, its OpenAPI enum) is
+read from OUTPUTS."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, ClassVar, TextIO
 
 from grader.records import record
-from grader.registry import load
+from grader.registry import Registry, load
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -18,7 +20,10 @@ if TYPE_CHECKING:
 class Output:
     """An output renders one student's Report to a stream (`grader check --format NAME`), writes a class's
     Gradebook into a folder (`grader batch --outputs NAME`), or both: it overrides what its registry line
-    says it does."""
+    says it does. A package's output says it by what it overrides, and by the class variables below."""
+
+    grades: ClassVar[bool] = False  # see Entry: for a package's output only, whose class is its registry line
+    lms: ClassVar[bool] = False
 
     def render(self, report: Report, out: TextIO) -> None:
         raise NotImplementedError(f"{type(self).__name__} renders no single report")
@@ -30,16 +35,35 @@ class Output:
 
 @record
 class Entry:
-    where: str  # "module:class", imported on use: `--format json` never loads rich, the CLI starts without jinja2
+    # "module:class", imported on use: `--format json` never loads rich, the CLI starts without jinja2; or the
+    # class itself (a package's output, imported when it was found)
+    where: str | type[Output]
     report: bool = False  # offered by `grader check --format`
     batch: bool = False  # offered by `grader batch --outputs`, in this order
     default: bool = True  # written by a batch that names no --outputs
     grades: bool = False  # a platform's score: `grader check --format` runs every test for it, as a batch does
+    lms: bool = False  # a gradebook an LMS imports: `grader batch --gradebook NAME`, the server's ?format=NAME
+    roster: bool = False  # needs the class's roster (the people's ids): the server has one only with --roster
+    served: bool = False  # one file of the whole class: the server's GET /api/gradebook?format=NAME
 
 
-OUTPUTS: dict[str, Entry] = {
-    "csv": Entry("grader.outputs.csv_gradebook:CsvGradebook", batch=True),
-    "json": Entry("grader.outputs.json_report:JsonReport", report=True, batch=True),
+def adopt(found: object) -> Entry:
+    """A package's output (what its `grader.outputs` entry point names) as its registry line: an Entry, or
+    an Output subclass, offered to `check --format` if it renders and to `batch --outputs` if it writes."""
+    if isinstance(found, Entry):
+        return found
+    if not (isinstance(found, type) and issubclass(found, Output)):
+        raise TypeError(f"{found!r} is not a subclass of grader.outputs.Output")
+    renders, writes = found.render is not Output.render, found.write is not Output.write
+    if not renders and not writes:
+        raise TypeError(f"{found.__name__} overrides neither render (a report) nor write (a gradebook)")
+    return Entry(found, report=renders, batch=writes and not found.lms, default=False, grades=found.grades,
+                 lms=writes and found.lms, served=writes and found.lms)
+
+
+OUTPUTS: Registry[Entry] = Registry({
+    "csv": Entry("grader.outputs.csv_gradebook:CsvGradebook", batch=True, served=True),
+    "json": Entry("grader.outputs.json_report:JsonReport", report=True, batch=True, served=True),
     "gradescope": Entry("grader.platforms.gradescope.output:GradescopeResults", report=True, batch=True, grades=True),
     "prairielearn": Entry("grader.platforms.prairielearn.output:PrairieLearnResults", report=True, grades=True),
     "github-classroom": Entry("grader.platforms.github_classroom.output:GitHubClassroomResults", report=True, grades=True),
@@ -48,14 +72,21 @@ OUTPUTS: dict[str, Entry] = {
     "terminal": Entry("grader.outputs.terminal:TerminalReport", report=True),
     "similarity": Entry("grader.similarity.batch_output:SimilarityReport", batch=True, default=False),
     # `grader batch --gradebook NAME`: the class joined to its roster, as an LMS imports it.
-    "canvas": Entry("grader.platforms.canvas.gradebook:CanvasGradebook"),
-    "moodle": Entry("grader.platforms.moodle.gradebook:MoodleGradebook"),
-    "plain": Entry("grader.outputs.lms_gradebook:PlainGradebook"),
-}
+    "canvas": Entry("grader.platforms.canvas.gradebook:CanvasGradebook", lms=True, served=True),
+    "moodle": Entry("grader.platforms.moodle.gradebook:MoodleGradebook", lms=True, roster=True, served=True),
+    "plain": Entry("grader.outputs.lms_gradebook:PlainGradebook", lms=True, served=True),
+}, what="output format", group="grader.outputs", adopt=adopt)
+
+# The lists that name outputs, each read from OUTPUTS when it is read (so a package's output is in them).
+REPORT_FORMATS = OUTPUTS.names(lambda entry: entry.report, ordered=True)  # `grader check --format`
+LMS_GRADEBOOKS = OUTPUTS.names(lambda entry: entry.lms)  # `grader batch --gradebook`
+# The server's GET /api/gradebook?format=: its own JSON first (the batch's, with what rules it applied).
+SERVED_GRADEBOOKS = OUTPUTS.names(lambda entry: entry.served, first=("json",))
+NEEDS_ROSTER = OUTPUTS.names(lambda entry: entry.roster)
 
 
 def report_formats() -> list[str]:
-    return [name for name, entry in OUTPUTS.items() if entry.report]
+    return list(REPORT_FORMATS)
 
 
 def batch_outputs(defaults_only: bool = False) -> tuple[str, ...]:
@@ -63,7 +94,8 @@ def batch_outputs(defaults_only: bool = False) -> tuple[str, ...]:
 
 
 def output(name: str) -> Output:
-    return load(OUTPUTS[name].where)()  # type: ignore[no-any-return,operator]
+    where = OUTPUTS[name].where
+    return (load(where) if isinstance(where, str) else where)()  # type: ignore[no-any-return,operator]
 
 
 def import_soon(name: str) -> None:
@@ -74,4 +106,5 @@ def import_soon(name: str) -> None:
     from grader.background import in_background
 
     where = OUTPUTS[name].where
-    in_background(lambda: load(where))
+    if isinstance(where, str):
+        in_background(lambda: load(where))

@@ -36,12 +36,12 @@ from grader.server.queue import Exercises, GradingLoop
 from grader.server.rules import CourseRules
 from grader.server.state import STATUSES, Override, State
 from grader.server.tokens import Caller
-from grader.server.views import GRADEBOOK_FORMATS, allowance, build_gradebook, gradebook_text, shown
+from grader.server.views import (GRADEBOOK_FORMATS, ROSTER_FORMATS, allowance, build_gradebook, gradebook_text,
+                                  shown)
 
 HAND_IN_SUFFIXES = (".py", ".ipynb", ".zip")  # and the kind's own (.txt for a prediction)
 MULTIPART_OVERHEAD = 64 * 1024  # the form's boundaries and small fields, beyond the file itself
 WAIT_MOST = 60.0  # seconds a GET ?wait=S may wait
-ROSTER_FORMATS = ("moodle",)  # a Moodle import needs an email, sis_id, login or id: only a roster has them
 
 
 class Changes:

@@ -10,6 +10,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from grader.outputs import NEEDS_ROSTER, SERVED_GRADEBOOKS
 from grader.server.openapi_lti import lti_paths
 from grader.server.openapi_parts import WHY, errors, json_answer, query, ref
 from grader.server.openapi_reviews import review_paths
@@ -20,7 +21,6 @@ API_SCHEMA = Path(__file__).resolve().parent.parent / "schemas" / "server-api.sc
 ANALYTICS_SCHEMA = API_SCHEMA.with_name("analytics.schema.json")
 ANALYTICS_TABLES = ("exercises", "tests", "wrong-answers", "failure-patterns", "mutants")
 STATUSES = ("queued", "running", "done", "error")
-GRADEBOOK_FORMATS = ("json", "csv", "canvas", "moodle", "plain")
 
 
 
@@ -102,8 +102,9 @@ def document() -> dict[str, Any]:
         }},
         "/api/gradebook": {"get": {
             "operationId": "gradebook", "summary": "The class's gradebook, as `grader batch` writes it (staff).",
-            "parameters": [query("format", {"enum": list(GRADEBOOK_FORMATS)},
-                                  "json (default), or an LMS's CSV; canvas and moodle need the server's --roster")],
+            "parameters": [query("format", {"enum": list(SERVED_GRADEBOOKS)},
+                                  "json (default), or a CSV (grader.outputs); these need the server's --roster: "
+                                  f"{', '.join(NEEDS_ROSTER)}")],
             "responses": {
                 "200": {"description": "grades.json, or a CSV", "content": {
                     "application/json": {"schema": {"type": "object"}},

@@ -14,6 +14,7 @@ from pathlib import Path
 from grader.gradebook import Cell, Gradebook
 from grader.batch.store import ExerciseRow
 from grader.model import Outcome, Report
+from grader.outputs import NEEDS_ROSTER, SERVED_GRADEBOOKS
 from grader.outputs.json_report import as_json, gradebook_json
 from grader.records import record
 from grader.server.inputs import strict_json
@@ -22,7 +23,10 @@ from grader.server.rules import CourseRules, Lateness
 from grader.server.state import State, Submission
 from grader.server.tokens import Caller
 
-GRADEBOOK_FORMATS = ("json", "csv", "canvas", "moodle", "plain")
+# The formats GET /api/gradebook answers in, and those that need the class's roster (a Moodle import needs an
+# email, sis_id, login or id: only a roster has them): read from grader.outputs.OUTPUTS, plugins included.
+GRADEBOOK_FORMATS = SERVED_GRADEBOOKS
+ROSTER_FORMATS = NEEDS_ROSTER
 HIDDEN_PATH = "…"  # what a student reads where the server's text named one of its folders
 
 

@@ -161,9 +161,12 @@ def test_the_layout_can_be_named_instead_of_detected(tmp_path: Path, exercises: 
 def test_the_command_line_offers_every_layout_and_roster_column() -> None:
     from grader.batch.layouts import LAYOUTS
     from grader.batch.roster import COLUMNS
-    from grader.commands.batch import LAYOUT_NAMES, ROSTER_COLUMNS
+    from grader.cli import build_parser
+    from grader.commands.batch import ROSTER_COLUMNS
 
-    assert LAYOUT_NAMES == tuple(LAYOUTS) and ROSTER_COLUMNS == COLUMNS
+    batch = build_parser(["batch"])._subparsers._group_actions[0].choices["batch"]  # type: ignore[union-attr]
+    layout = next(action for action in batch._actions if action.dest == "layout")
+    assert tuple(layout.choices) == ("auto", *LAYOUTS) and ROSTER_COLUMNS == COLUMNS
 
 
 def test_a_file_wins_over_a_folder_of_the_same_name(tmp_path: Path, exercises: list[Exercise]) -> None:

@@ -2,14 +2,16 @@
 CPU of every process it started (helpers it never reaped too), and a kill that misses no one.
 
 An implementation is one module (a `ResourceGroup` class, `present`, `unavailable`, `remove_stale`) plus
-one line in KINDS; the first kind whose hierarchy is present on this machine is used. `files.py` holds what
-the versions share: writing a value, counters read again and again, the members of a group."""
+one line in KINDS (a grader.registry); the first kind whose hierarchy is present on this machine is used.
+`files.py` holds what the versions share: writing a value, counters read again and again, the members of a
+group."""
 
 from __future__ import annotations
 
 import functools
-from importlib import import_module
 from typing import Protocol
+
+from grader.registry import Registry
 
 
 class ResourceGroup(Protocol):
@@ -53,20 +55,19 @@ class GroupKind(Protocol):
 
 
 # Each kind is a module, imported in this order until one is present: a machine pays for one.
-KINDS: dict[str, str] = {
+KINDS: Registry[GroupKind] = Registry({
     "v1": "grader.sandbox.groups.v1",  # hybrid hosts: v1 has the controllers
     "v2": "grader.sandbox.groups.v2",
-}
+}, what="resource group")
 
 
 @functools.cache
 def _kind() -> GroupKind:
     """The first kind present here; with none, the first one, which says why it cannot be used."""
-    for name in KINDS.values():
-        kind: GroupKind = import_module(name)  # type: ignore[assignment]
+    for kind in KINDS.values():
         if kind.present():
             return kind
-    return import_module(next(iter(KINDS.values())))  # type: ignore[return-value]
+    return next(iter(KINDS.values()))
 
 
 def new_group() -> ResourceGroup:
