@@ -4,6 +4,7 @@ module that registers itself, plus its import line at the end of this file."""
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable
 from dataclasses import replace
@@ -261,11 +262,18 @@ def _exact(value: Any, numbers: bool) -> str:
     return f"Q{value.numerator:x}/{value.denominator:x}"
 
 
+_UNIQUE = itertools.count()
+
+
 def _canonical_items(value: Items, out: list[str], numbers: bool) -> None:
     """An iterable read in the sandbox: a set-like one (a dict's keys) as a set, a mapping (a Counter, an
     OrderedDict) as a dict, with `numbers` (==: dict_keys == set, Counter == dict); any other as its items
     of its type (a generator equals a generator of the same items, never a list, as ==)."""
-    if numbers and value.form == "set":
+    if numbers and value.form == "one":
+        # == is identity for its class (a generator, dict.values()): it equals itself only, and a value
+        # brought out of a sandbox is never the object the other side is (assertEqual(gen, gen2) fails).
+        out.append(f"O{next(_UNIQUE)}")
+    elif numbers and value.form == "set":
         out.append("S[" + ",".join(sorted(loose(item) for item in value.items)) + "]")
     elif numbers and value.form == "map":
         out.append("d[" + ",".join(sorted(loose(k) + ":" + loose(v) for k, v in value.items)) + "]")  # type: ignore[misc]
@@ -278,8 +286,10 @@ def _canonical_items(value: Items, out: list[str], numbers: bool) -> None:
 
 
 def members(value: object) -> list[object] | None:
-    """What iterating `value` gives, as assertCountEqual reads it (a mapping's keys), or None when it is no
-    collection."""
+    """What iterating `value` gives, as assertCountEqual reads it (a mapping's keys, a text's characters),
+    or None when it is not iterable."""
+    if type(value) in (str, bytes):
+        return list(value)  # type: ignore[call-overload]
     if type(value) is dict:
         return list(value)  # type: ignore[call-overload]
     if isinstance(value, (list, tuple, set, frozenset)):
@@ -392,7 +402,24 @@ def equal(expected: object, actual: object) -> CheckResult:
         return CheckResult(passed=False, feedback=_not_plain_feedback(actual))
     if loose(expected) == loose(actual):
         return CheckResult(passed=True)
+    alone = by_identity(actual)
+    if alone:
+        return CheckResult(passed=False, reason="type", feedback=f"{a(alone)} object equals only itself (its == "
+                           f"is identity, as in assertEqual): return a list, or compare with checker 'same_items'")
     return CheckResult(passed=False, feedback=describe_difference(expected, actual) + " (compared with ==)")
+
+
+def by_identity(value: object) -> str:
+    """The type name of the first part of `value` whose == is identity (a generator, dict.values()), or ""."""
+    level = [value]
+    for _ in range(300):
+        if not level:
+            return ""
+        for item in level:
+            if type(item) is Items and item.form == "one":  # type: ignore[attr-defined]
+                return item.type_name  # type: ignore[attr-defined]
+        level = [inner for item in level if type(item) in (list, tuple, set, frozenset) for inner in item]  # type: ignore[attr-defined]
+    return ""
 
 
 equal.by_equality = True  # type: ignore[attr-defined] - validate's junk answers: == may take another type
@@ -402,8 +429,8 @@ _ITERABLE = (list, tuple, set, frozenset, dict)
 @checker("same_items")
 def same_items(expected: object, actual: object) -> CheckResult:
     """Any iterable with the same items, each as often, in any order, items compared with == (unittest's
-    assertCountEqual): a set, a tuple or a list of them; a dict's keys; a generator, a map, a dict view or
-    any other iterable, read in the sandbox."""
+    assertCountEqual): a set, a tuple or a list of them; a dict's keys; a text's characters (so "" has
+    the items of []); a generator, a map, a dict view or any other iterable, read in the sandbox."""
     got_items, want_items = members(actual), members(expected)
     if got_items is None:
         return CheckResult(passed=False, feedback=_not_plain_feedback(actual)

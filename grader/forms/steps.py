@@ -10,12 +10,12 @@ import ast
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from grader.checkers import run_checker, show
+from grader.checkers import not_plain, run_checker, show
 from grader.form_data import Step
 from grader.forms.base import TestForm
 from grader.forms.given import call_arguments
-from grader.forms.raises import (ExpectedRaise, Raised, nameable, raise_problem, raise_reason, raises_entry,
-                                 read_raises)
+from grader.forms.raises import (ExpectedRaise, Raised, nameable, raise_problem, raise_reason, raised_from,
+                                 raises_entry, read_raises)
 from grader.model import MISSING, CheckResult, RunResult, Test
 from grader.records import record
 
@@ -54,9 +54,16 @@ class StepAnswer:
 def _command(step: Step, reference: StepAnswer) -> bool:
     """A bare call step (`- c.add()`) the reference answered None: a command, as in unittest, where a call
     no assertion reads has its value ignored. It must run without raising; what it returns is not read."""
-    if step.written or step.raises is not None or step.equals is not None or not step.expression:
+    if reference.raised is not None or reference.missing or reference.equal is not None:
         return False
-    if reference.raised is not None or reference.missing or reference.value is not None or reference.equal is not None:
+    # A value that is not data (a generator: the sandbox never iterates a bare call's) is no answer either.
+    return bare_call(step) and (reference.value is None or bool(not_plain(reference.value)))
+
+
+def bare_call(step: Step) -> bool:
+    """A call step with nothing written to compare (`- buf.write("1")`): the sandbox reads its value without
+    iterating it (a returned generator that would raise is never run, as in unittest)."""
+    if step.written or step.raises is not None or step.equals is not None or not step.expression:
         return False
     try:
         return isinstance(ast.parse(step.code, mode="eval").body, ast.Call)
@@ -73,11 +80,7 @@ def step_answers(result: RunResult, count: int) -> list[StepAnswer]:
             answers.append(StepAnswer(equal=data["equal"] is True,
                                       sides=(str(data.get("left", ""))[:2000], str(data.get("right", ""))[:2000])))
         elif data.get("error_type"):
-            bases, classes = data.get("error_bases"), data.get("error_classes")
-            answers.append(StepAnswer(raised=Raised(str(data["error_type"]),
-                                                    tuple(map(str, bases)) if isinstance(bases, list) else (),
-                                                    str(data.get("message", "")),
-                                                    tuple(map(str, classes))[:50] if isinstance(classes, list) else ())))
+            answers.append(StepAnswer(raised=raised_from(data)))
         elif data.get("done"):
             answers.append(StepAnswer(ran=True))
         else:
@@ -157,7 +160,7 @@ class StepsForm(TestForm):
         return Step(code, expression, expect, "expect_literal" in keys, raises, equals)
 
     def request(self, test: Test) -> dict[str, object]:
-        return {"call": "", "steps": [(step.code, step.expression, step.equals) for step in test.steps]}
+        return {"call": "", "steps": [(step.code, step.expression, step.equals, bare_call(step)) for step in test.steps]}
 
     def cache_part(self, test: Test) -> str:
         return repr([(step.code, step.expression) + ((step.equals,) if step.equals else ()) for step in test.steps])

@@ -121,6 +121,7 @@ def run_steps(request, namespace):
     outcomes = []
     for step in request["steps"]:
         text, expression, equals = step[0], step[1], step[2] if len(step) > 2 else None
+        bare = len(step) > 3 and step[3]  # a bare call: its value is never iterated (unittest never reads it)
         names = test_globals(namespace)  # read again each step: the submission's globals as they are now
         try:
             if equals is not None:  # an object judged by its own ==, as unittest's assertEqual does
@@ -132,7 +133,7 @@ def run_steps(request, namespace):
             elif expression:
                 value = eval(compile(text, "<test>", "eval"), names, scope)
                 # Written now (a generator is read once): a value that cannot be is this step's error
-                outcomes.append({"value": Encoded(literal(value))})
+                outcomes.append({"value": Encoded(literal(value, iterate=not bare))})
             else:
                 exec(compile(text, "<test>", "exec"), names, scope)
                 outcomes.append({"done": True})
