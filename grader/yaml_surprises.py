@@ -90,8 +90,9 @@ def _base60(text: str) -> int:
 _SYNTAX_HINTS = (
     ("mapping values are not allowed", "a value holding ': ' must be quoted (name: \"ratio: 2\"), or the line "
                                        "is indented under a value that is not a mapping: align it with its siblings"),
-    ("did not find expected '-' indicator", "the items of a list start at one indent: align this line's '-' "
-                                            "with the '-' of the items above it"),
+    ("did not find expected '-' indicator", "in a list, a line is a new item ('- ' at the indent of the "
+                                            "items above) or a key of the item, aligned with the first key "
+                                            "after its '- ': indent this line to one of them"),
     ("did not find expected key", "the keys of one mapping start at one indent: align this line with the keys "
                                   "above it (in a list item, with the key after its '-')"),
     ("expected <block end>", "this line's indent matches no key above it: align it with its siblings"),

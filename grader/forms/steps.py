@@ -10,7 +10,7 @@ import ast
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from grader.checkers import not_plain, run_checker, show
+from grader.checkers import run_checker, show
 from grader.form_data import Step
 from grader.forms.base import TestForm
 from grader.forms.given import call_arguments
@@ -40,6 +40,7 @@ class StepAnswer:
     missing: bool = False  # it never ran: the test process left before it
     equal: bool | None = None  # an `equals` step: whether the sandbox found both sides ==
     sides: tuple[str, str] = ("", "")  # an `equals` step: the reprs of its value and of the expected one
+    unread: str = ""  # a bare call whose value raised when read after the last step (a generator that raises)
 
     def shown(self) -> str:
         if self.missing:
@@ -56,13 +57,13 @@ def _command(step: Step, reference: StepAnswer) -> bool:
     no assertion reads has its value ignored. It must run without raising; what it returns is not read."""
     if reference.raised is not None or reference.missing or reference.equal is not None:
         return False
-    # A value that is not data (a generator: the sandbox never iterates a bare call's) is no answer either.
-    return bare_call(step) and (reference.value is None or bool(not_plain(reference.value)))
+    return bare_call(step) and reference.value is None
 
 
 def bare_call(step: Step) -> bool:
-    """A call step with nothing written to compare (`- buf.write("1")`): the sandbox reads its value without
-    iterating it (a returned generator that would raise is never run, as in unittest)."""
+    """A call step with nothing written to compare (`- buf.write("1")`): the sandbox reads its value only
+    once every step has run, so reading it (a generator's body) changes no step, and a value that raises
+    when read fails no step unless the reference's value is compared with it."""
     if step.written or step.raises is not None or step.equals is not None or not step.expression:
         return False
     try:
@@ -82,7 +83,7 @@ def step_answers(result: RunResult, count: int) -> list[StepAnswer]:
         elif data.get("error_type"):
             answers.append(StepAnswer(raised=raised_from(data)))
         elif data.get("done"):
-            answers.append(StepAnswer(ran=True))
+            answers.append(StepAnswer(ran=True, unread=str(data.get("unread") or "")[:300]))
         else:
             answers.append(StepAnswer(missing=True))
     return answers + [StepAnswer(missing=True)] * (count - len(answers))
@@ -227,6 +228,9 @@ class StepsForm(TestForm):
         if got.raised is not None:
             return CheckResult(False, f"expected {show(want.value, 60)}, but it raised "
                                       f"{got.raised.error_type}: {show(got.raised.message, 60)}", reason="exception")
+        if got.unread:
+            return CheckResult(False, f"expected {show(want.value, 60)}, but reading its value raised {got.unread}",
+                               reason="exception")
         return run_checker(test.checker, want.value, got.value, call_arguments(step.code, test))
 
     def shown(self, test: Test, result: RunResult, expected: object) -> tuple[str | None, str | None]:

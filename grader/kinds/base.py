@@ -54,7 +54,7 @@ class SubmissionKind:
     # ------------------------------------------------------------ expected answers
     def truth(self, exercise: Exercise) -> tuple[str | Path, Exercise] | None:
         """What produces the expected answers, and the exercise as it must be run for them: code, or a
-        hand-in to read as a student's is (by default the first accepted reference)."""
+        hand-in to read as a student's is (by default the primary reference: accepted/plain, else the first)."""
         reference = primary_reference(exercise)
         return (reference, exercise) if reference else None
 
