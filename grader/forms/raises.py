@@ -14,7 +14,8 @@ import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from grader.checkers import equal, show
+from grader.checkers import show
+from grader.checkers.equality import equal
 from grader.form_data import BUILTIN_ERRORS, ExpectedRaise
 from grader.forms.base import TestForm
 from grader.model import CheckResult, Fault, RunResult, Test

@@ -5,8 +5,8 @@ numpy and pandas values are harness_data.py's. Uses the names harness.py defines
 
 def literal(value, depth=0, iterate=True):
     """Plain data as tagged JSON text; only exact built-in types, so no student __repr__ runs. With
-    `iterate` False, no iterable that is not plain data is read (a bare call's value, an exception's
-    argument): it goes as its type's name, as if it were any object."""
+    `iterate` False, no iterable that is not plain data is read (an exception's argument, read while the
+    exception is described): it goes as its type's name, as if it were any object."""
     if depth > 200:
         raise ValueError("the value is nested too deeply")
     kind = type(value)
