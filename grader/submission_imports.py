@@ -6,6 +6,7 @@ it here and bound by the sandbox right after the submission has loaded."""
 from __future__ import annotations
 
 import ast
+import sys
 
 Binding = tuple[str, str]  # (the name test_setup binds, the submission's name: "" the module, "*" all)
 
@@ -18,8 +19,8 @@ def module_name(exercise_id: str) -> str:
 def split_imports(test_setup: str, module: str) -> tuple[str, tuple[Binding, ...]]:
     """test_setup without its top-level imports of `module`, and what they bind. Line numbers are kept (an
     import becomes `pass`), so a traceback's line in <test_setup> is the spec's."""
-    if module not in test_setup:
-        return test_setup, ()
+    if module not in test_setup or module in sys.stdlib_module_names:
+        return test_setup, ()  # an exercise named `math` still imports the standard library's math
     try:
         tree = ast.parse(test_setup)
     except SyntaxError:

@@ -32,3 +32,7 @@ def test_top_level_imports_of_the_submission_become_bindings_and_lines_keep_thei
 ])
 def test_other_code_is_left_as_it_is(text: str) -> None:
     assert split_imports(text, "grains") == (text, ())
+
+
+def test_an_exercise_named_as_a_standard_module_leaves_its_import_to_the_standard_library() -> None:
+    assert split_imports("import math\n", "math") == ("import math\n", ())

@@ -23,6 +23,7 @@ from grader.platforms.shared.folder import write_wheel
 from grader.records import record
 from grader.spec import load_exercise
 from grader.version import DISTRIBUTION
+from grader.words import count
 
 @record
 class Bundle:
@@ -32,7 +33,7 @@ class Bundle:
     skipped: list[str]  # exercises with no visible test: nothing a student could check
 
     def lines(self) -> list[str]:
-        lines = [f"{exercise_id}: {visible} visible tests written, {hidden} hidden tests left out"
+        lines = [f"{exercise_id}: {count(visible, 'visible test')} written, {count(hidden, 'hidden test')} left out"
                  for exercise_id, visible, hidden in self.written]
         lines += [f"{exercise_id}: left out, it has no visible test" for exercise_id in self.skipped]
         return lines + [f"wrote {self.exercises_dir} and {self.root / 'README.md'}"]
