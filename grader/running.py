@@ -140,7 +140,7 @@ class SubmissionRun:
         """test_setup, its imports of the submission (`from grains import square`) bound after it loads."""
         module = module_name(self.exercise.id)
         text, bindings = split_imports(self.exercise.test_setup, module)
-        return {"test_setup": text, "test_module": module, "test_imports": [module, list(bindings)] if bindings else None}
+        return {"test_setup": text, "test_module": module, "test_imports": [list(binding) for binding in bindings]}
 
     def _loaded(self, session: Session, frame: Frame) -> None:
         """Keep a sandbox that loaded the submission; otherwise close it and remember why it failed."""

@@ -63,7 +63,9 @@ def load(setup):
         if scope is not None:  # the helpers call the submission's functions by name, as they would beside them
             for name, value in test_globals(namespace).items():
                 scope.setdefault(name, value)
-        bind_imports(setup.get("test_imports"), namespace, scope)
+        module = setup.get("test_module")  # imported by name at the top (taken out), or inside a helper
+        if module and (setup.get("test_imports") or module in (setup.get("test_setup") or "")):
+            bind_imports(setup["test_module"], setup.get("test_imports") or (), namespace, scope)
     return code, namespace
 
 
@@ -83,17 +85,21 @@ def setup_failure(error, module):
     return text
 
 
-def bind_imports(imports, namespace, scope):
+def bind_imports(module_name, bindings, namespace, scope):
     """test_setup's `from grains import square` (taken out of it by the grader), bound now the submission has
-    loaded: a name the file lacks fails the load, as the test file's ImportError fails every test."""
+    loaded: a name the file lacks fails the load, as the test file's ImportError fails every test. The
+    module test-side code imports by that name reads the submission's globals as they are when read."""
     global submission_module, test_names
-    if not imports:
-        return
     import types
 
-    module_name, bindings = imports
-    submission_module = types.ModuleType(module_name)
-    submission_module.__dict__.update(test_globals(namespace))
+    class Submission(types.ModuleType):
+        def __getattr__(self, name):
+            try:
+                return namespace[name]
+            except KeyError:
+                raise AttributeError("module %r has no attribute %r" % (module_name, name)) from None
+
+    submission_module = Submission(module_name)
     bound = {}
     for local, name in bindings:
         if name == "":

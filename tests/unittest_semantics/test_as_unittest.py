@@ -122,3 +122,15 @@ def test_an_imported_name_the_file_lacks_fails_its_load_as_an_import_error(tmp_p
     result = run_cli("check", "--exercises", tmp_path / "exercises", "grains", tmp_path / "mine.py")
     assert result.returncode == 1
     assert "cannot import name 'total' from 'grains'" in " ".join(result.stdout.split())
+
+
+def test_a_helper_imports_the_submission_and_reads_its_globals_as_they_are(tmp_path: Path) -> None:
+    (tmp_path / "exercises").mkdir()
+    (tmp_path / "exercises" / "counter.yaml").write_text(
+        "title: C\nkind: function\nentry: bump\nstatement: s\ntest_setup: |\n  def bumped_twice():\n"
+        "      import counter\n      counter.bump()\n      counter.bump()\n      return counter.count\n"
+        "tests:\n  - {name: twice, call: bumped_twice(), expect: 2}\n")
+    (tmp_path / "mine.py").write_text("count = 0\n\n\ndef bump():\n    global count\n    count += 1\n")
+    report = run_cli("check", "--exercises", tmp_path / "exercises", "counter", tmp_path / "mine.py",
+                     "--format", "json").json()
+    assert [t["verdict"] for t in report["tests"]] == ["passed"], report
