@@ -61,6 +61,13 @@ class Course:
                 f"using {self.fallback} at {self.exercises_dir} (--exercises DIR chooses one)")
 
     @property
+    def note(self) -> str:
+        """`which` in one short line, for a command that goes on to work (an error says it in full); else ""."""
+        if not self.fallback:
+            return ""
+        return f"course: {self.fallback} (none here or above; --exercises DIR picks one)"
+
+    @property
     def reference_root(self) -> Path:
         return self.exercises_dir.parent / "reference"
 

@@ -12,7 +12,8 @@ from grader.kinds import kind_of
 from grader.model import MISSING, Exercise, Fault, RunResult, Test, Timing
 from grader.verdicts import FAULT_LABELS
 
-CACHE_VERSION = "3"  # 2: pickled values; 3: iterables, fractions, decimals and dataclasses read as data
+CACHE_VERSION = "4"  # 2: pickled values; 3: iterables, fractions, decimals and dataclasses read as data;
+# 4: an exception's args[0] as data, iterables compared by identity marked
 
 
 class ExpectationError(Exception):

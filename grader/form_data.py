@@ -19,7 +19,7 @@ class ExpectedRaise:
     cls: str
     message: str = ""
     message_equals: str | None = None
-    first_arg: str | None = None  # unittest's args[0]
+    first_arg: object = None  # unittest's args[0], any data (None: not checked)
     match: str | None = None
     subclass: bool = True
     bases: tuple[str, ...] = ()  # classes it must derive from too (assertRaises(BufferError) of a student class)

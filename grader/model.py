@@ -254,6 +254,7 @@ class RunResult:
     error_message: str = ""
     error_bases: tuple[str, ...] = ()  # the built-in exception classes `error_type` is (or subclasses)
     error_classes: tuple[str, ...] = ()  # the names of `error_type` and all its bases (the submission's too)
+    error_first_arg: tuple[object, ...] = ()  # (args[0],) of the exception as data; () when it had no arguments
     traceback: str = ""  # the submission's own frames only
     exit_code: int | None = 0
     signal: int | None = None

@@ -111,6 +111,7 @@ def result_from(frame: Frame, limits: Limits, kind: SubmissionKind) -> RunResult
         output_truncated=truncated,
         error_bases=_names(outcome.get("error_bases")),
         error_classes=_names(outcome.get("error_classes"))[:50],
+        error_first_arg=tuple(_list(outcome.get("first_arg"))[:1]),
         steps=tuple(step if isinstance(step, dict) else {"unreadable": True} for step in _list(outcome.get("steps"))),
         files=tuple((str(name), text if isinstance(text, str) else None)
                     for name, text in _dict(outcome.get("files")).items()),

@@ -14,6 +14,7 @@ from grader.kinds import kind_of
 from grader.model import Exercise, Limits, RunResult, Test, Timing
 from grader.replies import load_failure_from, result_from
 from grader.sandbox import Backend, Frame, Session, default_backend
+from grader.submission_imports import module_name, split_imports
 
 STARTUP_SECONDS = 1.0  # interpreter start and harness set-up, on top of the load's own limit
 BORDERLINE_MARGIN = 1.2  # a run may use this much of its CPU limit before it is stopped (see grading)
@@ -125,7 +126,7 @@ class SubmissionRun:
             "mode": kind_of(self.exercise.kind).harness_mode,
             "source": self.source,
             "prelude": self.exercise.prelude,
-            "test_setup": self.exercise.test_setup,
+            **self._test_setup(),
             "entry": self.exercise.entry,
             "forbid": [[rule.name, rule.message] for rule in self.exercise.forbid],  # denied at run time too
             "modules": [(m.name, m.path, m.source, m.package) for m in self.modules],
@@ -134,6 +135,12 @@ class SubmissionRun:
             "load_cpu": self.exercise.limits.cpu,
             "margin": BORDERLINE_MARGIN,
         }
+
+    def _test_setup(self) -> dict[str, object]:
+        """test_setup, its imports of the submission (`from grains import square`) bound after it loads."""
+        module = module_name(self.exercise.id)
+        text, bindings = split_imports(self.exercise.test_setup, module)
+        return {"test_setup": text, "test_module": module, "test_imports": [list(binding) for binding in bindings]}
 
     def _loaded(self, session: Session, frame: Frame) -> None:
         """Keep a sandbox that loaded the submission; otherwise close it and remember why it failed."""

@@ -100,9 +100,9 @@ def load_exercise(path: Path) -> Exercise:
     except UnicodeDecodeError as error:
         raise SpecError([SpecProblem(path, 1, 1, f"the file is not UTF-8 text ({error.reason})")]) from None
     except yaml.MarkedYAMLError as error:
-        mark = error.problem_mark or error.context_mark
-        line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
-        raise SpecError([SpecProblem(path, line, column, f"invalid YAML: {error.problem or error.context}")]) from None
+        from grader.yaml_surprises import syntax_problem
+
+        raise SpecError([syntax_problem(path, text, error)]) from None
     if root is None:
         raise SpecError([SpecProblem(path, 1, 1, "the file is empty; an exercise needs title, kind, statement and tests")])
     exercise = _exercise(reader, root, path)

@@ -5,6 +5,7 @@ entry point in the `grader.checkers` group (docs/extending.md)."""
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable
 from dataclasses import replace
@@ -267,11 +268,18 @@ def _exact(value: Any, numbers: bool) -> str:
     return f"Q{value.numerator:x}/{value.denominator:x}"
 
 
+_UNIQUE = itertools.count()
+
+
 def _canonical_items(value: Items, out: list[str], numbers: bool) -> None:
     """An iterable read in the sandbox: a set-like one (a dict's keys) as a set, a mapping (a Counter, an
     OrderedDict) as a dict, with `numbers` (==: dict_keys == set, Counter == dict); any other as its items
     of its type (a generator equals a generator of the same items, never a list, as ==)."""
-    if numbers and value.form == "set":
+    if numbers and value.form == "one":
+        # == is identity for its class (a generator, dict.values()): it equals itself only, and a value
+        # brought out of a sandbox is never the object the other side is (assertEqual(gen, gen2) fails).
+        out.append(f"O{next(_UNIQUE)}")
+    elif numbers and value.form == "set":
         out.append("S[" + ",".join(sorted(loose(item) for item in value.items)) + "]")
     elif numbers and value.form == "map":
         out.append("d[" + ",".join(sorted(loose(k) + ":" + loose(v) for k, v in value.items)) + "]")  # type: ignore[misc]
@@ -284,8 +292,10 @@ def _canonical_items(value: Items, out: list[str], numbers: bool) -> None:
 
 
 def members(value: object) -> list[object] | None:
-    """What iterating `value` gives, as assertCountEqual reads it (a mapping's keys), or None when it is no
-    collection."""
+    """What iterating `value` gives, as assertCountEqual reads it (a mapping's keys, a text's characters),
+    or None when it is not iterable."""
+    if type(value) in (str, bytes):
+        return list(value)  # type: ignore[call-overload]
     if type(value) is dict:
         return list(value)  # type: ignore[call-overload]
     if isinstance(value, (list, tuple, set, frozenset)):
@@ -388,65 +398,6 @@ def value(expected: object, actual: object) -> CheckResult:
     return CheckResult(passed=False, feedback=feedback)
 
 
-@checker("equal")
-def equal(expected: object, actual: object) -> CheckResult:
-    """The returned value equal by Python's ==, as unittest's assertEqual: 2 == 2.0, a set == a frozenset,
-    Fraction(1, 2) == 0.5, a dict's keys == a set, a dataclass by its fields; a list is still not a tuple.
-    The reply is data, so no == of the submission's runs here."""
-    name = not_plain(actual)
-    if name:
-        return CheckResult(passed=False, feedback=_not_plain_feedback(actual))
-    if loose(expected) == loose(actual):
-        return CheckResult(passed=True)
-    return CheckResult(passed=False, feedback=describe_difference(expected, actual) + " (compared with ==)")
-
-
-equal.by_equality = True  # type: ignore[attr-defined] - validate's junk answers: == may take another type
-_ITERABLE = (list, tuple, set, frozenset, dict)
-
-
-@checker("same_items")
-def same_items(expected: object, actual: object) -> CheckResult:
-    """Any iterable with the same items, each as often, in any order, items compared with == (unittest's
-    assertCountEqual): a set, a tuple or a list of them; a dict's keys; a generator, a map, a dict view or
-    any other iterable, read in the sandbox."""
-    got_items, want_items = members(actual), members(expected)
-    if got_items is None:
-        return CheckResult(passed=False, feedback=_not_plain_feedback(actual)
-                           or f"expected a collection of items, got {_a_type(actual)}: {show(actual, 60)}")
-    if want_items is None:
-        return CheckResult(passed=False, feedback="the spec's expected value is not a collection")
-    want, got = sorted(map(loose, want_items)), sorted(map(loose, got_items))
-    if want == got:
-        return CheckResult(passed=True)
-    missing, extra = _merge_difference(want, got)
-    parts = [f"{missing} missing"] if missing else []
-    parts += [f"{extra} extra"] if extra else []
-    note = item_types(want_items, got_items)
-    return CheckResult(passed=False, feedback=_not_plain_feedback(actual) or note or ", ".join(parts)
-                       + f" (expected {count(len(want), 'item')} in any order, got {len(got)}; compared with ==)",
-                       reason="type" if note or not_plain(actual) else "items")
-
-
-@checker("unordered")
-def unordered(expected: object, actual: object) -> CheckResult:
-    """A returned list whose items may come in any order; each item compared with its type."""
-    if not isinstance(actual, list):
-        return CheckResult(passed=False, feedback=f"expected a list, got {_a_type(actual)} (checker 'same_items' "
-                                                  f"takes any collection)")
-    if not isinstance(expected, list):
-        return CheckResult(passed=False, feedback="the spec's expected value is not a list")
-    missing, extra = multiset_difference(expected, actual)
-    if not missing and not extra:
-        return CheckResult(passed=True)
-    parts = [f"{missing} missing"] if missing else []
-    parts += [f"{extra} extra"] if extra else []
-    note = item_types(expected, actual)
-    return CheckResult(passed=False, feedback=_not_plain_feedback(actual) or note
-                       or ", ".join(parts) + f" (expected {count(len(expected), 'item')} in any order, got {len(actual)})",
-                       reason="type" if note or not_plain(actual) else "items")
-
-
 def _data_value(value: object) -> bool:
     module = type(value).__module__
     return module.startswith("numpy") or module.startswith("pandas")
@@ -458,6 +409,5 @@ def _not_plain_feedback(actual: object) -> str:
         "int, ...)" if name else ""
 
 
-same_items.by_equality = True  # type: ignore[attr-defined]
-
-from grader.checkers import arrays, close, custom  # noqa: E402,F401 - each registers itself
+from grader.checkers import equality, arrays, close, custom  # noqa: E402,F401,I001 - each registers itself, in this order
+from grader.checkers.equality import by_identity, equal, same_items, unordered  # noqa: E402,F401 - named from here

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from grader.exit_codes import ExitCode
 from grader.kinds import KINDS, SCAFFOLD_FORMS
+from grader.words import count
 
 MUTANTS_MOST = 40  # grader.mutants.run.MOST, without importing it at every start
 MUTANT_FORMATS = ("text", "json", "markdown")
@@ -317,7 +318,7 @@ def _export_gradescope(exercises: list[Exercise], args: argparse.Namespace) -> E
     NameRule(match)  # a template without {id} is refused now, not on Gradescope
     bundle = write_gradescope_bundle(exercises, Path(args.gradescope), match=match, force=args.force)
     console = _console()
-    console.print(f"wrote {bundle.path}: {len(bundle.exercises)} exercises ({', '.join(bundle.exercises)}), "
+    console.print(f"wrote {bundle.path}: {count(len(bundle.exercises), 'exercise')} ({', '.join(bundle.exercises)}), "
                   f"{bundle.wheel}")
     console.print(Text("Upload it on the assignment's Configure Autograder page; students hand in "
                        + ", ".join(f"{e.id}.{extension(e)}" for e in exercises[:3]) + (" ..." if len(exercises) > 3 else ""),
@@ -333,7 +334,7 @@ def _export_folder(exercises: list[Exercise], args: argparse.Namespace) -> ExitC
         from grader.platforms.prairielearn.bundle import write_prairielearn_bundle
 
         image = write_prairielearn_bundle(exercises, Path(args.prairielearn), force=args.force)
-        console.print(f"wrote {image.root}: {len(image.exercises)} exercises, {image.wheel}, Dockerfile, README.md")
+        console.print(f"wrote {image.root}: {count(len(image.exercises), 'exercise')}, {image.wheel}, Dockerfile, README.md")
         console.print(Text(f"Next: docker build -t YOUR-ACCOUNT/grader {image.root}; each question's info.json: "
                            f"{image.root / 'README.md'}", style="bold"))
         return ExitCode.OK

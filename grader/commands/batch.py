@@ -13,6 +13,7 @@ from grader.errors import UsageError
 from grader.commands.arguments import whole_number
 from grader.exit_codes import ExitCode
 from grader.outputs import LMS_GRADEBOOKS, batch_outputs
+from grader.words import count
 
 # grader.batch.roster.COLUMNS, written out: `grader --help` builds this parser, and importing the batch's
 # modules for it costs start-up time (a test keeps them equal).
@@ -25,7 +26,12 @@ if TYPE_CHECKING:  # the batch machinery is imported when a batch runs: every ot
     from grader.batch.roster import Roster
     from grader.batch.session import Batch
 
-EXIT_CODES = """exit status:
+EXIT_CODES = """after a batch:
+  grader batch show STUDENT [EXERCISE] [--out DIR]
+       what the batch stored for one student: each test's verdict, and for hidden tests the expected
+       value beside the output, and the traceback (for staff)
+
+exit status:
   0    the batch completed (whatever the students scored)
   1    the batch completed, but some submissions got grader_error: the grader's or a spec's fault
   2    usage error (bad option, missing folder, unknown exercise)
@@ -217,7 +223,7 @@ def _describe_class(batch: Batch, err: Console) -> None:
     assert folder is not None and plan is not None
     layout = "" if folder.layout == "folders" else f" ({folder.layout} download)"
     # Wrapped at word boundaries on a terminal (the progress line follows it); one line in a log.
-    err.print(Text(f"{len(folder.students)} students x {len(plan.exercises)} exercises "
+    err.print(Text(f"{count(len(folder.students), 'student')} x {count(len(plan.exercises), 'exercise')} "
                    f"({', '.join(e.id for e in plan.exercises)}) from {escape_controls(str(folder.root))}{layout}"),
               soft_wrap=not err.is_terminal)
     for change in batch.limit_changes:

@@ -83,13 +83,14 @@ def run_login(args: argparse.Namespace) -> ExitCode:
     return ExitCode.OK
 
 
-def _course(args: argparse.Namespace) -> Course:
-    """The course the command works on; on stderr, which one when none was in this folder or above."""
+def _course(args: argparse.Namespace, *, say: bool = True) -> Course:
+    """The course the command works on; on stderr, in one short line, which one when none was in this folder
+    or above (`say` False: the output names it anyway). An unknown exercise's error says it in full."""
     from grader.course import Course
 
     course = Course.at(args.exercises)
-    if course.which:
-        print(course.which, file=sys.stderr)
+    if say and course.note:
+        print(course.note, file=sys.stderr)
     return course
 
 
@@ -103,7 +104,7 @@ def run_list(args: argparse.Namespace) -> ExitCode:
     from rich.table import Table
     from rich.text import Text
 
-    course = _course(args)
+    course = _course(args, say=False)  # the table's title names the folder
     table = Table(title=f"Exercises in {course.exercises_dir}", header_style="bold")
     for column in ("id", "title", "kind", "tests (hidden)"):
         table.add_column(column)

@@ -1,7 +1,7 @@
 """`raises`: the call must raise an exception class (a subclass counts unless `subclass: false`), its
 message containing a text (`message`), equal to one (`message_equals`: `str(error)`, as pytest's
-`str(excinfo.value) == ...`), its first argument equal to one (`first_arg`: unittest's
-`err.exception.args[0] == ...`, where a KeyError("x") has the argument x and the message 'x') or matching a
+`str(excinfo.value) == ...`), its first argument equal to a value (`first_arg`: unittest's
+`assertEqual(err.exception.args[0], ...)`, args[0] brought out of the sandbox as data) or matching a
 regular expression (`match`: searched in `str(error)`, as unittest's assertRaisesRegex and pytest.raises). A built-in class is judged on the names of the built-in
 classes the harness found the exception to subclass, so a student class merely named ValueError is not one;
 a class the submission defines (`class: BufferFullException`) is judged by the names of its class and
@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from grader.checkers import show
+from grader.checkers.equality import equal
 from grader.form_data import BUILTIN_ERRORS, ExpectedRaise
 from grader.forms.base import TestForm
 from grader.model import CheckResult, Fault, RunResult, Test
@@ -37,12 +38,22 @@ class Raised:
     bases: tuple[str, ...]
     message: str
     classes: tuple[str, ...] = ()
+    first_arg: tuple[object, ...] = ()  # (args[0],) as data; () when raised with no arguments
+
+
+def raised_from(data: dict[str, object]) -> Raised:
+    """A step's exception, from its reply (bounded: it is the submission's)."""
+    bases, classes, first = data.get("error_bases"), data.get("error_classes"), data.get("first_arg")
+    return Raised(str(data["error_type"]), tuple(map(str, bases)) if isinstance(bases, list) else (),
+                  str(data.get("message", "")), tuple(map(str, classes))[:50] if isinstance(classes, list) else (),
+                  tuple(first[:1]) if isinstance(first, list) else ())
 
 
 def raised_of(result: RunResult) -> Raised | None:
     if result.fault is not Fault.RAISED:
         return None
-    return Raised(result.error_type, result.error_bases, result.error_message, result.error_classes)
+    return Raised(result.error_type, result.error_bases, result.error_message, result.error_classes,
+                  result.error_first_arg)
 
 
 def read_raises(reader: SpecReader, node: yaml.Node, where: str) -> ExpectedRaise | None:
@@ -59,9 +70,14 @@ def read_raises(reader: SpecReader, node: yaml.Node, where: str) -> ExpectedRais
             return None
         class_node = keys["class"]
         found["message"] = reader.text(keys.get("message"), "raises: message")
-        for key in ("message_equals", "first_arg", "match"):
+        for key in ("message_equals", "match"):
             if key in keys:
                 found[key] = reader.text(keys[key], f"raises: {key}")
+        if "first_arg" in keys:  # any data, as assertEqual(cm.exception.args[0], x) compares it
+            found["first_arg"] = reader.value(keys["first_arg"])  # type: ignore[attr-defined]
+            if found["first_arg"] is None:
+                reader.problem(keys["first_arg"], f"raises of {where}: first_arg is the value args[0] must "
+                                                  f"equal; null cannot be told from no check")
         if "match" in found:
             try:
                 re.compile(str(found["match"]))
@@ -120,11 +136,14 @@ def raise_reason(expected: ExpectedRaise, answer: object) -> str:
     return "message" if _is_class(expected, answer) else "exception"
 
 
-def first_arg_message(argument: str, answer: Raised) -> str:
-    """The message an exception raised with the single argument `argument` has: str(args[0]), but a
-    KeyError's (and its subclasses') is repr(args[0]). The run reports str(error), as unittest reads args[0]
-    of an exception raised with one argument."""
-    return repr(argument) if "KeyError" in answer.bases else argument
+def first_arg_problem(expected: object, answer: Raised) -> str:
+    """Why the exception's args[0] is not `expected`, as `assertEqual(cm.exception.args[0], expected)` would
+    fail; "" when it is equal. args[0] came out of the sandbox as data: an exception or an object of the
+    submission's (a class with its own __str__) is its type's name only, equal to no text."""
+    if not answer.first_arg:
+        return f"expected the argument {expected!r}, but it was raised with no arguments (args is empty)"
+    check = equal(expected, answer.first_arg[0])
+    return "" if check.passed else f"expected the argument {expected!r}, but args[0] is {show(answer.first_arg[0], 200)}"
 
 
 def raise_problem(expected: ExpectedRaise, answer: object) -> str:
@@ -138,8 +157,8 @@ def raise_problem(expected: ExpectedRaise, answer: object) -> str:
         return f"expected {wanted}, but its message is {show(answer.message, 60)}"
     if expected.message_equals is not None and answer.message != expected.message_equals:
         return f"expected the message {expected.message_equals!r}, but it is {show(answer.message, 200)}"
-    if expected.first_arg is not None and answer.message != first_arg_message(expected.first_arg, answer):
-        return f"expected the argument {expected.first_arg!r}, but the message is {show(answer.message, 200)}"
+    if expected.first_arg is not None and first_arg_problem(expected.first_arg, answer):
+        return first_arg_problem(expected.first_arg, answer)
     if expected.match is not None and not re.search(expected.match, answer.message):
         return f"expected {wanted}, but its message is {show(answer.message, 60)}"
     return ""

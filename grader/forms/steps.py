@@ -14,8 +14,8 @@ from grader.checkers import run_checker, show
 from grader.form_data import Step
 from grader.forms.base import TestForm
 from grader.forms.given import call_arguments
-from grader.forms.raises import (ExpectedRaise, Raised, nameable, raise_problem, raise_reason, raises_entry,
-                                 read_raises)
+from grader.forms.raises import (ExpectedRaise, Raised, nameable, raise_problem, raise_reason, raised_from,
+                                 raises_entry, read_raises)
 from grader.model import MISSING, CheckResult, RunResult, Test
 from grader.records import record
 
@@ -40,6 +40,7 @@ class StepAnswer:
     missing: bool = False  # it never ran: the test process left before it
     equal: bool | None = None  # an `equals` step: whether the sandbox found both sides ==
     sides: tuple[str, str] = ("", "")  # an `equals` step: the reprs of its value and of the expected one
+    unread: str = ""  # a bare call whose value raised when read after the last step (a generator that raises)
 
     def shown(self) -> str:
         if self.missing:
@@ -54,9 +55,16 @@ class StepAnswer:
 def _command(step: Step, reference: StepAnswer) -> bool:
     """A bare call step (`- c.add()`) the reference answered None: a command, as in unittest, where a call
     no assertion reads has its value ignored. It must run without raising; what it returns is not read."""
-    if step.written or step.raises is not None or step.equals is not None or not step.expression:
+    if reference.raised is not None or reference.missing or reference.equal is not None:
         return False
-    if reference.raised is not None or reference.missing or reference.value is not None or reference.equal is not None:
+    return bare_call(step) and reference.value is None
+
+
+def bare_call(step: Step) -> bool:
+    """A call step with nothing written to compare (`- buf.write("1")`): the sandbox reads its value only
+    once every step has run, so reading it (a generator's body) changes no step, and a value that raises
+    when read fails no step unless the reference's value is compared with it."""
+    if step.written or step.raises is not None or step.equals is not None or not step.expression:
         return False
     try:
         return isinstance(ast.parse(step.code, mode="eval").body, ast.Call)
@@ -73,13 +81,9 @@ def step_answers(result: RunResult, count: int) -> list[StepAnswer]:
             answers.append(StepAnswer(equal=data["equal"] is True,
                                       sides=(str(data.get("left", ""))[:2000], str(data.get("right", ""))[:2000])))
         elif data.get("error_type"):
-            bases, classes = data.get("error_bases"), data.get("error_classes")
-            answers.append(StepAnswer(raised=Raised(str(data["error_type"]),
-                                                    tuple(map(str, bases)) if isinstance(bases, list) else (),
-                                                    str(data.get("message", "")),
-                                                    tuple(map(str, classes))[:50] if isinstance(classes, list) else ())))
+            answers.append(StepAnswer(raised=raised_from(data)))
         elif data.get("done"):
-            answers.append(StepAnswer(ran=True))
+            answers.append(StepAnswer(ran=True, unread=str(data.get("unread") or "")[:300]))
         else:
             answers.append(StepAnswer(missing=True))
     return answers + [StepAnswer(missing=True)] * (count - len(answers))
@@ -157,7 +161,7 @@ class StepsForm(TestForm):
         return Step(code, expression, expect, "expect_literal" in keys, raises, equals)
 
     def request(self, test: Test) -> dict[str, object]:
-        return {"call": "", "steps": [(step.code, step.expression, step.equals) for step in test.steps]}
+        return {"call": "", "steps": [(step.code, step.expression, step.equals, bare_call(step)) for step in test.steps]}
 
     def cache_part(self, test: Test) -> str:
         return repr([(step.code, step.expression) + ((step.equals,) if step.equals else ()) for step in test.steps])
@@ -224,6 +228,9 @@ class StepsForm(TestForm):
         if got.raised is not None:
             return CheckResult(False, f"expected {show(want.value, 60)}, but it raised "
                                       f"{got.raised.error_type}: {show(got.raised.message, 60)}", reason="exception")
+        if got.unread:
+            return CheckResult(False, f"expected {show(want.value, 60)}, but reading its value raised {got.unread}",
+                               reason="exception")
         return run_checker(test.checker, want.value, got.value, call_arguments(step.code, test))
 
     def shown(self, test: Test, result: RunResult, expected: object) -> tuple[str | None, str | None]:

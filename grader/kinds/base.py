@@ -55,7 +55,7 @@ class SubmissionKind:
     # ------------------------------------------------------------ expected answers
     def truth(self, exercise: Exercise) -> tuple[str | Path, Exercise] | None:
         """What produces the expected answers, and the exercise as it must be run for them: code, or a
-        hand-in to read as a student's is (by default the first accepted reference)."""
+        hand-in to read as a student's is (by default the primary reference: accepted/plain, else the first)."""
         reference = primary_reference(exercise)
         return (reference, exercise) if reference else None
 
@@ -107,11 +107,16 @@ def accepted_references(exercise: Exercise) -> list[Path]:
     return files + [path for path in entries if path.is_dir() or path.suffix.lower() in (".ipynb", ".zip")]
 
 
+PRIMARY = "plain"  # the accepted reference whose answers are the expected ones, when there is one
+
+
 def primary_reference(exercise: Exercise) -> Path | None:
-    """The first accepted reference (a plain file before any other form): the one whose answers are the
-    expected ones."""
+    """The reference whose answers are the expected ones: accepted/plain (plain.py, a plain/ folder,
+    plain.ipynb: the one `grader new` presents first), else the first accepted reference by name (a plain
+    file before any other form)."""
     references = accepted_references(exercise)
-    return references[0] if references else None
+    named = [path for path in references if path.stem == PRIMARY]
+    return (named or references or [None])[0]
 
 
 def as_program(exercise: Exercise, source_test: Test) -> Exercise:

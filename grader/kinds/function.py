@@ -31,7 +31,7 @@ hints:
 # limits: {{cpu: 2}}               # a written CPU limit overrides the calibrated one (see `grader validate`)
 # calibration: {{floor: 1.0, multiplier: 3}}
 tests:
-  # No `expect`: the first accepted reference supplies it. Write one down to have the reference confirm it.
+  # No `expect`: the primary reference (accepted/plain.py) supplies it. Write one down to have the reference confirm it.
   - name: {entry}(1)
     call: {entry}(1)
   - name: {entry}(3)

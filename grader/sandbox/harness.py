@@ -54,6 +54,8 @@ _real_import = builtins.__import__
 def test_import(name, globals=None, locals=None, fromlist=(), level=0):
     """`import` in test-side code: a module loaded before the submission ran is the one it gets, whatever
     the submission did to sys.modules; any other module imports as usual."""
+    if level == 0 and submission_module is not None and name == submission_module.__name__:
+        return submission_module  # `from grains import square` inside a helper of test_setup's
     if level == 0:
         module = _MODULES.get(name if fromlist else name.partition(".")[0])
         if module is not None and (fromlist or name in _MODULES):
@@ -82,7 +84,19 @@ def describe(error, limit=40):
         rows = rows[: limit // 2] + ["    ... (%d lines cut)" % (len(rows) - limit)] + rows[-limit // 2 :]
     return {"error_type": type(error).__name__, "builtin": id(type(error)) in _BUILTIN_ERRORS,
             "message": str(error)[:500], "traceback": "\n".join(rows), "error_bases": builtin_bases(type(error)),
-            "error_classes": class_names(type(error))}
+            "error_classes": class_names(type(error)), "first_arg": first_argument(error)}
+
+
+def first_argument(error):
+    """[args[0]] as data, as unittest's `cm.exception.args[0]` reads it ([] when it has no arguments): an
+    exception, or an object of the submission's, goes as its type's name only; no iterable is iterated."""
+    try:
+        args = error.args
+        if type(args) is not tuple or not args:
+            return []
+        return [Encoded(literal(args[0], iterate=False))]
+    except BaseException:  # noqa: BLE001 - an args the submission broke has no first argument to read
+        return []
 
 
 _issubclass = issubclass
@@ -193,6 +207,9 @@ def main():
     signal.setitimer(signal.ITIMER_PROF, setup.get("load_cpu", 0) * setup.get("margin", 1))
     try:
         code, namespace = load(setup)
+    except SetupFailed as error:
+        send({"loaded": False, "sandbox_error": str(error)})
+        return
     except BaseException as error:  # noqa: BLE001
         reply = describe(error)
         reply["loaded"] = False

@@ -119,8 +119,22 @@ def run_steps(request, namespace):
     is that it ran, an expression's its value, an exception is data; the grader decides which step failed."""
     scope = request["scope"]
     outcomes = []
+    unread = []  # (index, value) of bare calls: read once every step has run, so reading changes no step
+    try:
+        run_each_step(request, namespace, scope, outcomes, unread)
+    finally:
+        for index, value in unread:
+            try:
+                outcomes[index] = {"value": Encoded(literal(value))}
+            except BaseException as error:  # noqa: BLE001 - a value that cannot be read is no step's failure
+                outcomes[index] = {"done": True, "unread": "%s: %s" % (type(error).__name__, str(error)[:200])}
+    return outcomes
+
+
+def run_each_step(request, namespace, scope, outcomes, unread):
     for step in request["steps"]:
         text, expression, equals = step[0], step[1], step[2] if len(step) > 2 else None
+        bare = len(step) > 3 and step[3]  # a bare call: unittest never reads its value
         names = test_globals(namespace)  # read again each step: the submission's globals as they are now
         try:
             if equals is not None:  # an object judged by its own ==, as unittest's assertEqual does
@@ -131,8 +145,11 @@ def run_steps(request, namespace):
                                  "right": str.__str__(repr(right))[:2000]})
             elif expression:
                 value = eval(compile(text, "<test>", "eval"), names, scope)
-                # Written now (a generator is read once): a value that cannot be is this step's error
-                outcomes.append({"value": Encoded(literal(value))})
+                if bare:  # unittest never reads it: read after the last step, where it changes nothing
+                    unread.append((len(outcomes), value))
+                    outcomes.append({"done": True})
+                else:  # written now (a generator is read once): a value that cannot be is this step's error
+                    outcomes.append({"value": Encoded(literal(value))})
             else:
                 exec(compile(text, "<test>", "exec"), names, scope)
                 outcomes.append({"done": True})
@@ -141,7 +158,6 @@ def run_steps(request, namespace):
             break
         except BaseException as error:  # noqa: BLE001 - every failure of the submission is data
             outcomes.append(called_wrongly(describe(error), error, text, namespace))
-    return outcomes
 
 
 def lower(which, soft, hard):

@@ -48,7 +48,10 @@ def load(setup):
             # collections, operator, sys.modules... while loading cannot change what they are.
             scope = {"__name__": "test_setup", "__builtins__": TEST_BUILTINS}
             imported_by(setup["test_setup"])
-            exec(compile(setup["test_setup"], "<test_setup>", "exec", dont_inherit=True), scope)
+            try:
+                exec(compile(setup["test_setup"], "<test_setup>", "exec", dont_inherit=True), scope)
+            except BaseException as error:  # noqa: BLE001 - the spec's code failed: no student's fault
+                raise SetupFailed(setup_failure(error, setup.get("test_module") or "submission")) from None
             _MODULES.update(sys.modules)
             test_names = {k: v for k, v in scope.items() if k not in ("__builtins__", "__name__")}
             watch(test_names)
@@ -60,10 +63,56 @@ def load(setup):
         if scope is not None:  # the helpers call the submission's functions by name, as they would beside them
             for name, value in test_globals(namespace).items():
                 scope.setdefault(name, value)
+        module = setup.get("test_module")  # imported by name at the top (taken out), or inside a helper
+        if module and (setup.get("test_imports") or module in (setup.get("test_setup") or "")):
+            bind_imports(setup["test_module"], setup.get("test_imports") or (), namespace, scope)
     return code, namespace
 
 
 test_entry = ""  # the exercise's entry: the one name of the submission's that may shadow a builtin in tests
+submission_module = None  # the submission as the module test-side code imports it by name (see test_import)
+
+
+class SetupFailed(Exception):
+    """The spec's test_setup raised: a grader error naming it, never the student's load failure."""
+
+
+def setup_failure(error, module):
+    text = "test_setup raised %s: %s" % (type(error).__name__, str(error)[:300])
+    if type(error) is NameError:
+        text += (" (test_setup runs before the submission loads: call its functions inside helpers, or import"
+                 " them as a test file does: from %s import %s)" % (module, getattr(error, "name", None) or "..."))
+    return text
+
+
+def bind_imports(module_name, bindings, namespace, scope):
+    """test_setup's `from grains import square` (taken out of it by the grader), bound now the submission has
+    loaded: a name the file lacks fails the load, as the test file's ImportError fails every test. The
+    module test-side code imports by that name reads the submission's globals as they are when read."""
+    global submission_module, test_names
+    import types
+
+    class Submission(types.ModuleType):
+        def __getattr__(self, name):
+            try:
+                return namespace[name]
+            except KeyError:
+                raise AttributeError("module %r has no attribute %r" % (module_name, name)) from None
+
+    submission_module = Submission(module_name)
+    bound = {}
+    for local, name in bindings:
+        if name == "":
+            bound[local] = submission_module
+        elif name == "*":
+            bound.update({k: v for k, v in namespace.items() if not k.startswith("_")})
+        elif name in namespace:
+            bound[local] = namespace[name]
+        else:
+            raise ImportError("cannot import name %r from %r: %s" % (name, module_name, missing(name, namespace)))
+    test_names = dict(test_names, **bound)
+    if scope is not None:
+        scope.update(bound)
 
 
 def test_globals(namespace):

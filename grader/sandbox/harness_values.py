@@ -3,8 +3,10 @@ value as tagged JSON text, read by the grader with json.loads (see harness.py's 
 numpy and pandas values are harness_data.py's. Uses the names harness.py defines; imports nothing from grader."""
 
 
-def literal(value, depth=0):
-    """Plain data as tagged JSON text; only exact built-in types, so no student __repr__ runs."""
+def literal(value, depth=0, iterate=True):
+    """Plain data as tagged JSON text; only exact built-in types, so no student __repr__ runs. With
+    `iterate` False, no iterable that is not plain data is read (an exception's argument, read while the
+    exception is described): it goes as its type's name, as if it were any object."""
     if depth > 200:
         raise ValueError("the value is nested too deeply")
     kind = type(value)
@@ -25,20 +27,20 @@ def literal(value, depth=0):
             raw = raw_list(value)
             if raw is not None:
                 return raw
-        return "[" + ", ".join(literal(item, depth + 1) for item in value) + "]"
+        return "[" + ", ".join(literal(item, depth + 1, iterate) for item in value) + "]"
     if kind is tuple:
-        return '{"$t": [' + ", ".join(literal(item, depth + 1) for item in value) + "]}"
+        return '{"$t": [' + ", ".join(literal(item, depth + 1, iterate) for item in value) + "]}"
     if kind is set or kind is frozenset:
-        return '{"$s": [' + ", ".join(sorted(literal(item, depth + 1) for item in value)) + "]}"
+        return '{"$s": [' + ", ".join(sorted(literal(item, depth + 1, iterate) for item in value)) + "]}"
     if kind is dict:
-        pairs = ("[" + literal(k, depth + 1) + ", " + literal(v, depth + 1) + "]" for k, v in value.items())
+        pairs = ("[" + literal(k, depth + 1, iterate) + ", " + literal(v, depth + 1, iterate) + "]" for k, v in value.items())
         return '{"$d": [' + ", ".join(pairs) + "]}"
     if kind is Encoded:
         return value.text
     tagged = data_literal(value, kind, depth)  # numpy and pandas values (harness_data.py)
     if tagged is not None:
         return tagged
-    tagged = other_literal(value, kind, depth)  # fractions, decimals, dataclasses, iterables (below)
+    tagged = other_literal(value, kind, depth, iterate)  # fractions, decimals, dataclasses, iterables (below)
     if tagged is not None:
         return tagged
     # Not plain data (a map, a generator, an instance): only its type's name goes back, and the grader
@@ -58,13 +60,14 @@ class Encoded:
 ITERATED_CAP = 100_000  # items read from an iterator (a generator, a map, a range) before it counts as endless
 
 
-def other_literal(value, kind, depth):
+def other_literal(value, kind, depth, iterate=True):
     """Values that are not plain data but can be compared as data, as equal and same_items compare them:
         {"$q": [numerator, denominator]}   a fractions.Fraction
         {"$D": text}                       a decimal.Decimal
         {"$c": [class name, [[field, value], ...]]}   a dataclass compared by its fields (eq=True)
-        {"$i": [type name, "seq" | "set" | "map", items]}   any other iterable: its items (a mapping's
-                                           [key, value] pairs), read here, at most ITERATED_CAP of them
+        {"$i": [type name, "seq" | "set" | "map" | "one", items]}   any other iterable: its items (a mapping's
+                                           [key, value] pairs), read here, at most ITERATED_CAP of them;
+                                           "one": its class compares by identity (a generator, dict.values())
     None for anything else (then only its type's name goes back)."""
     fractions, decimal = sys.modules.get("fractions"), sys.modules.get("decimal")
     if fractions is not None and kind is getattr(fractions, "Fraction", None):
@@ -85,15 +88,27 @@ def other_literal(value, kind, depth):
                 pairs.append("[" + _json_str(field_name) + ", " + literal(getattr(value, field_name), depth + 1) + "]")
         return '{"$c": [' + _json_str(name) + ", [" + ", ".join(pairs) + "]]}"
     abc = sys.modules.get("_collections_abc")
-    if abc is None or getattr(kind, "__iter__", None) is None:
+    if not iterate or abc is None or getattr(kind, "__iter__", None) is None:
         return None
     if isinstance(value, abc.Mapping):
         form, items = "map", [[key, value[key]] for key in limited(value)]
     else:
-        form, items = "set" if isinstance(value, abc.Set) else "seq", limited(value)
+        # "one": an iterable whose == is identity (a generator, a map, dict.values()): equal to itself only
+        form = "set" if isinstance(value, abc.Set) else "one" if by_identity(kind) else "seq"
+        items = limited(value)
     if items is None:
         return '{"$o": ' + _json_str(name + " (more than %d items)" % ITERATED_CAP) + "}"
     return '{"$i": [' + _json_str(name) + ', "' + form + '", ' + literal(items, depth + 1) + "]}"
+
+
+def by_identity(kind):
+    """Whether the class's == is object's (identity), read from the classes' own dicts: no metaclass answers."""
+    for base in _type_mro(kind):
+        if base is object:
+            return True
+        if "__eq__" in type.__dict__["__dict__"].__get__(base):
+            return False
+    return True
 
 
 def limited(iterable):

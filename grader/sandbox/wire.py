@@ -228,8 +228,8 @@ def _opaque(name: object) -> Opaque:
 @record
 class Items:
     """An iterable that is not plain data (a generator, a map, a dict view, a deque, a Counter) as its
-    items, read in the sandbox: `form` is "seq", "set" (set-like: a dict's keys) or "map" ((key, value)
-    pairs). Compared by the checkers as the items of its type, never by anything of the submission's."""
+    items, read in the sandbox: `form` is "seq", "set" (set-like: a dict's keys), "map" ((key, value)
+    pairs) or "one" (its class's == is identity: a generator, a map, dict.values()). Compared by the checkers as the items of its type, never by anything of the submission's."""
 
     type_name: str
     form: str
@@ -286,7 +286,7 @@ def _fields(fields: object) -> Fields:
 
 
 def _items(fields: object) -> Items:
-    if type(fields) is not list or len(fields) != 3 or fields[1] not in ("seq", "set", "map") or \
+    if type(fields) is not list or len(fields) != 3 or fields[1] not in ("seq", "set", "map", "one") or \
             type(fields[2]) is not list:
         raise ValueError("an iterable is [type name, form, items]")
     items = fields[2]

@@ -239,7 +239,7 @@ async def release_form(request: Request) -> Response:
         released = await run_in_threadpool(reviews.release, request.app.state.server, caller, exercise, student)
     except Refused as problem:
         return _refusal(request, problem)
-    return RedirectResponse(f"/staff/reviews?message=released+{len(released)}+reviews", status_code=303)
+    return RedirectResponse(f"/staff/reviews?message=released+{len(released)}+review{'' if len(released) == 1 else 's'}", status_code=303)
 
 
 async def request_form(request: Request) -> Response:

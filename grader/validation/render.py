@@ -12,6 +12,7 @@ from grader.model import Verdict
 from grader.outputs.terminal import STYLE, literal
 from grader.validation.references import TOO_SLOW_FACTOR
 from grader.validation.results import ExerciseValidation, TimingRow
+from grader.words import count
 
 LETTERS = {
     Verdict.PASSED: ".", Verdict.WRONG_ANSWER: "W", Verdict.TIMEOUT: "T", Verdict.RUNTIME_ERROR: "R",
@@ -81,7 +82,10 @@ def render_validation(validation: ExerciseValidation, console: Console) -> None:
     console.rule(literal(f"{exercise.id}: {exercise.title}", "bold"))
     if validation.references:
         console.print(references_table(validation))
-    if validation.timing:
+    if validation.timing and validation.timing_error:
+        console.print()
+        console.print(Text("CPU time limits: not set (see below)", style="bold red"))
+    elif validation.timing:
         console.print()
         console.print(timing_table(validation.timing, validation.calibration))
     for note in validation.notes:
@@ -105,15 +109,16 @@ def render_summary(validations: list[ExerciseValidation], seconds: float, consol
         good = sum(check.ok for check in validation.references)
         timed_ok = sum(row.ok for row in validation.timing)
         result = (Text("valid", style="bold green") if validation.ok
-                  else Text(f"{len(validation.failures)} failures", style="bold red"))
-        table.add_row(validation.exercise.id, result, f"{good}/{len(validation.references)} as expected",
-                      f"{timed_ok}/{len(validation.timing)} ok" if validation.timing else "-",
+                  else Text(count(len(validation.failures), "failure"), style="bold red"))
+        timing = ("not set" if validation.timing_error else f"{timed_ok}/{len(validation.timing)} ok"
+                  if validation.timing else "-")
+        table.add_row(validation.exercise.id, result, f"{good}/{len(validation.references)} as expected", timing,
                       f"{validation.seconds:.1f} s")
     console.print(table)
     console.print(Text(f"tests: {LEGEND}", style="dim"))
     failed = [v.exercise.id for v in validations if not v.ok]
     if failed:
-        console.print(Text(f"✗ {len(failed)} of {len(validations)} exercises failed: {', '.join(failed)} "
+        console.print(Text(f"✗ {len(failed)} of {count(len(validations), 'exercise')} failed: {', '.join(failed)} "
                            f"({seconds:.1f} s)", style="bold red"))
     else:
         console.print(Text(f"✓ every exercise is valid ({len(validations)} of {len(validations)}, {seconds:.1f} s)",

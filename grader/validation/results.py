@@ -54,6 +54,7 @@ class ExerciseValidation:
     failures: list[str] = field(default_factory=list)  # one line each: what is wrong and what to do
     notes: list[str] = field(default_factory=list)  # worth knowing, not a failure
     calibration: Calibration | None = None
+    timing_error: str = ""  # why the time limits could not be set (then no row of `timing` was measured)
     seconds: float = 0.0
 
     @property

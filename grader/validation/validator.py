@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from pathlib import Path
 
 from grader.calibration import CalibrationError, apply, calibrate
 from grader.course import Course
@@ -16,6 +17,7 @@ from grader.validation.expectations import checker_failures, expectation_failure
 from grader.validation.references import ACCEPTED, TooSlowRun, check_reference, find_references
 from grader.validation.results import ExerciseValidation
 from grader.validation.timing import timing_rows
+from grader.words import count
 
 PLACEHOLDER = "TODO"  # what `grader new` leaves in the title and statement for the instructor to replace
 
@@ -30,6 +32,10 @@ def validate_exercise(course: Course, exercise_id: str, *, recalibrate: bool = F
             result.fail(f"the {where} still says {PLACEHOLDER}: write it")
     references, problems = find_references(written)
     result.failures += problems
+    unwritten = [r for r in references if r.path.is_file() and _scaffold_todo(r.path)]
+    if unwritten:  # first: the failures below (a reference that raises) follow from these
+        result.fail(f"write the TODO in {count(len(unwritten), 'reference')} that grader new left: "
+                    + ", ".join(f"{r.folder}/{r.path.name}" for r in unwritten) + f" (in {written.reference_dir})")
     result.notes += _notes(written, [r.folder for r in references])
     result.notes += [str(problem) for problem in surprising_scalars(written.path)]
     result.notes += unpinned_equals(written)
@@ -44,6 +50,7 @@ def validate_exercise(course: Course, exercise_id: str, *, recalibrate: bool = F
             result.calibration = calibrate(written, force=recalibrate)
         except CalibrationError as error:
             result.fail(f"cannot set the time limits: {error}")
+            result.timing_error = str(error)
         if result.calibration is not None:
             exercise = apply(written, result.calibration)
     # Every test shown in full while validating: a hidden test's feedback is the instructor's to read.
@@ -76,6 +83,16 @@ def _check_expectations(exercise: Exercise, result: ExerciseValidation) -> bool:
     result.failures += checker_failures(exercise, expected)
     result.failures += input_failures(exercise)
     return True
+
+
+def _scaffold_todo(path: Path) -> bool:
+    """Whether a reference still holds what `grader new` wrote: its TODO docstring or its TODO raise."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")[:4000]
+    except OSError:
+        return False
+    return text.startswith(f'"""{PLACEHOLDER}') or f'NotImplementedError("{PLACEHOLDER}' in text \
+        or text.startswith(f"{PLACEHOLDER}:")
 
 
 def _notes(exercise: Exercise, folders: list[str]) -> list[str]:

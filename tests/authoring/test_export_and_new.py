@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 
 import yaml
@@ -37,7 +38,9 @@ def test_the_student_bundle_has_visible_tests_with_their_answers_and_nothing_hid
     assert result.returncode == 0, result.stdout + result.stderr
     assert sorted(p.name for p in (bundle / "exercises").iterdir()) == [".student-bundle", "pairs.yaml", "squares.yaml"]
     assert not (bundle / "reference").exists()
-    everything = "\n".join(p.read_text() for p in bundle.rglob("*") if p.is_file())
+    [wheel] = (bundle / "wheels").glob("*.whl")  # the grader, for the student to install: no course file in it
+    assert {name.split("/")[0] for name in zipfile.ZipFile(wheel).namelist()} == {"grader", wheel.name.split("-py3")[0] + ".dist-info"}
+    everything = "\n".join(p.read_text() for p in bundle.rglob("*") if p.is_file() and p != wheel)
     for secret in ("square(-2)", "square(10**6)", "pair(4)", "(4, -4)", "return n * n", "return (n, -n)"):
         assert secret not in everything
     pairs = yaml.safe_load((bundle / "exercises" / "pairs.yaml").read_text())
@@ -93,10 +96,15 @@ def test_a_new_exercise_loads_fails_validation_on_each_todo_and_passes_once_fill
     unfilled = run_cli("validate", "--exercises", exercises)
     assert unfilled.returncode == 1
     for reason in ("✗ the title still says TODO", "✗ the statement still says TODO",
+                   "✗ write the TODO in 4 references that grader new left: accepted/fast.py, accepted/plain.py, "
+                   "wrong_answer/off_by_one.py, timeout/brute_force.py",
                    "✗ cannot set the time limits: the accepted reference fast.py cannot be timed",
                    "✗ the expected values cannot be produced: the reference failed on test 'square_it(1)': it raised "
-                   "NotImplementedError: TODO: a second reference solution", "references not graded"):
-        assert reason in unfilled.stdout, unfilled.stdout
+                   "NotImplementedError: TODO: the reference solution", "references not graded"):
+        assert reason in " ".join(unfilled.stdout.split()), unfilled.stdout
+    # the summary agrees with the failures above: no limit was set, none is "ok"
+    summary = unfilled.stdout[unfilled.stdout.index("grader validate"):]
+    assert "not set" in summary and "1/1 ok" not in summary and "1 of 1 exercise failed" in summary, summary
 
     spec = exercises / "square-it.yaml"
     spec.write_text(spec.read_text().replace("TODO one line that names the task", "Square it")

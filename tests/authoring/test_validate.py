@@ -65,7 +65,7 @@ def test_a_wrong_written_expectation_fails_and_names_both_values(squares: Course
     result = validate(squares, "squares")
     assert result.returncode == 1
     assert ("✗ test 'square(3)' (line 11): the written expect is wrong: the spec says 10 but the reference "
-            "accepted/fast.py gives 9 (expected 10, got 9); fix the spec, or leave 'expect' out to use the "
+            "accepted/plain.py gives 9 (expected 10, got 9); fix the spec, or leave 'expect' out to use the "
             "reference") in result.stdout
     assert "✗ accepted/plain.py: wrong_answer on 'square(3)': expected 10, got 9" in result.stdout
 

@@ -129,7 +129,7 @@ def test_a_broken_spec_is_reported_once_and_the_rest_of_the_course_works(tmp_pat
                     cwd=tmp_path / "course", env=no_course_env())
     assert batch.returncode == 3, batch.stdout + batch.stderr
     assert batch.stderr.count(problem) == 1 and "the other exercises work" in batch.stderr
-    assert "1 students x 1 exercises (add)" in batch.stderr
+    assert "1 student x 1 exercise (add)" in batch.stderr
     assert (tmp_path / "out" / "gradebook.csv").is_file()
 
 

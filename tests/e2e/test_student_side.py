@@ -121,7 +121,7 @@ def test_first_arg_is_unittests_args0_and_a_bare_call_is_a_command(course: Cours
     failed = run_cli("check", "keys", course.submission("wrong.py", wrong), "--format", "json", "--all",
                      "--exercises", course.exercises).json()["tests"][0]
     assert failed["verdict"] == "wrong_answer"
-    assert "expected the argument 'x', but the message is" in failed["feedback"]
+    assert "expected the argument 'x', but args[0] is 'no x'" in failed["feedback"]
     raising = STORE.replace("        self.items.append(item)\n", "        raise ValueError('full')\n")
     stopped = run_cli("check", "keys", course.submission("raising.py", raising), "--format", "json", "--all",
                       "--exercises", course.exercises).json()["tests"][2]

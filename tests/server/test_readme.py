@@ -1,5 +1,6 @@
 """README's "For a course's own server": its commands, run as written in a folder of their own (the port
-made a free one), serve the bundled course and grade a submission; its rules example loads."""
+made a free one), serve the bundled course and grade a submission; the rules example of docs/servers.md
+(where the README sends a course's staff) loads."""
 
 from __future__ import annotations
 
@@ -59,8 +60,8 @@ def test_the_readme_commands_serve_the_course_and_grade_a_submission(tmp_path: P
         server.wait(timeout=30)
 
 
-def test_the_readme_rules_example_loads(tmp_path: Path) -> None:
-    example = re.search(r"```yaml\n(rules:.*?)```", (ROOT / "README.md").read_text(), re.S)[1]  # type: ignore[index]
+def test_the_servers_page_rules_example_loads(tmp_path: Path) -> None:
+    example = re.search(r"```yaml\n(rules:.*?)```", (ROOT / "docs" / "servers.md").read_text(), re.S)[1]  # type: ignore[index]
     (tmp_path / "grader-course.yaml").write_text(example)
     rules = load_rules(tmp_path / "grader-course.yaml")
     assert rules.of("count-queens").counts == "best" and rules.default.rate is not None

@@ -19,8 +19,11 @@ from grader.kinds import kind_of
 from grader.model import MISSING, Exercise, Test
 from grader.platforms.shared.course_files import test_files
 from grader.platforms.shared.environment_files import BUILD, bundle_environment, environment_files
+from grader.platforms.shared.folder import write_wheel
 from grader.records import record
 from grader.spec import load_exercise
+from grader.version import DISTRIBUTION
+from grader.words import count
 
 @record
 class Bundle:
@@ -30,7 +33,7 @@ class Bundle:
     skipped: list[str]  # exercises with no visible test: nothing a student could check
 
     def lines(self) -> list[str]:
-        lines = [f"{exercise_id}: {visible} visible tests written, {hidden} hidden tests left out"
+        lines = [f"{exercise_id}: {count(visible, 'visible test')} written, {count(hidden, 'hidden test')} left out"
                  for exercise_id, visible, hidden in self.written]
         lines += [f"{exercise_id}: left out, it has no visible test" for exercise_id in self.skipped]
         return lines + [f"wrote {self.exercises_dir} and {self.root / 'README.md'}"]
@@ -71,8 +74,12 @@ def export_student_bundle(exercises: list[Exercise], root: Path, *, force: bool 
     (root / COURSE_FILE).write_text(STUDENT_COURSE_TEXT, encoding="utf-8")
     for name, data in environment_files(exercises).items():  # the packages the exercises import, to build first
         (root / name).write_bytes(data)
-    (root / "README.md").write_text(_readme(exercises, written, environment), encoding="utf-8")
+    wheel = write_wheel(root / WHEELS)  # what a student installs the grader from, with no index to know it
+    (root / "README.md").write_text(_readme(exercises, written, environment, wheel), encoding="utf-8")
     return Bundle(root, folder, written, skipped)
+
+
+WHEELS = "wheels"  # the bundle's folder of wheels: the grader's, and any its dependencies the course adds
 
 
 STUDENT_COURSE_TEXT = """\
@@ -130,7 +137,7 @@ def _check_round_trip(path: Path, exercise: Exercise, visible: tuple[Test, ...],
 
 
 def _readme(exercises: list[Exercise], written: list[tuple[str, int, int]],
-            environment: Environment | None = None) -> str:
+            environment: Environment | None = None, wheel: str = "") -> str:
     titles = {exercise.id: exercise.title for exercise in exercises}
     rows = "\n".join(f"| `{exercise_id}` | {titles[exercise_id]} | {visible} | {hidden} |"
                      for exercise_id, visible, hidden in written)
@@ -140,12 +147,26 @@ grader with its `data` extra (it compares arrays and frames with numpy and panda
 the packages once, in this folder, before the first check (a check never downloads; without it, it says how):
 
 ```bash
-pip install 'PATH[data]' -c requirements.txt   # PATH: the grader's wheel or checkout your course gives you
+pip install '{WHEELS}/{wheel}[data]' -c requirements.txt
 {BUILD}
 ```
 """
+    install = f"""
+## Install the grader (once)
+
+The grader comes with these exercises, in `{WHEELS}/{wheel}`. In this folder:
+
+```bash
+python3 -m venv .venv && . .venv/bin/activate    # Windows: .venv\\Scripts\\activate
+pip install --find-links {WHEELS} {DISTRIBUTION}
+```
+
+pip takes the grader from `{WHEELS}/` and its few dependencies (PyYAML, rich, Jinja2...) from the package
+index. With no network, put their wheels in `{WHEELS}/` too (on a machine that has one:
+`pip download --dest {WHEELS} {WHEELS}/{wheel}`), then `pip install --no-index --find-links {WHEELS} {DISTRIBUTION}`.
+""" if wheel else ""
     return f"""# Exercises
-{first}
+{install}{first}
 | id | title | visible tests | hidden tests (run at grading time) |
 | --- | --- | --- | --- |
 {rows}
