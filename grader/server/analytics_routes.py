@@ -13,17 +13,19 @@ from typing import Any
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
+from starlette.routing import BaseRoute, Route
 
 from grader.analytics.export import tables
 from grader.analytics.handins import Handin
 from grader.outputs.cells import csv_text
+from grader.server.web import Reply, Server, caller_of, error, not_found, page, unauthorized
 
 MUTANTS_FILE = "mutants.json"  # in the course's folder, beside exercises/
 FORMATS = ("json", "csv")
 TABLES = ("exercises", "tests", "wrong-answers", "failure-patterns", "mutants")
 
 
-def handins_of(server: Any, exercise: str) -> list[Handin]:
+def handins_of(server: Server, exercise: str) -> list[Handin]:
     """Every graded submission of the exercise, its report as staff see it, oldest first."""
     from grader.analytics.reports import staff_report
 
@@ -31,7 +33,7 @@ def handins_of(server: Any, exercise: str) -> list[Handin]:
             for s in server.state.list(exercise=exercise, status="done") if s.report is not None]
 
 
-def mutants_of(server: Any) -> dict[str, list[Any]]:
+def mutants_of(server: Server) -> dict[str, list[Any]]:
     """The course's mutants, when `validate --mutants` wrote them there; none when the file is absent or not
     validate's (a page of analytics never fails for it)."""
     from grader.analytics.mutants import load_mutants
@@ -46,7 +48,7 @@ def mutants_of(server: Any) -> dict[str, list[Any]]:
         return {}
 
 
-def exercise_entry(server: Any, exercise: str) -> dict[str, object]:
+def exercise_entry(server: Server, exercise: str) -> dict[str, object]:
     """The exercise's analytics (grader/schemas/analytics.schema.json's exercise), empty when nobody handed it in."""
     from grader.analytics import exercise_analytics
     from grader.analytics.engine import empty_exercise
@@ -55,9 +57,7 @@ def exercise_entry(server: Any, exercise: str) -> dict[str, object]:
     return found if found is not None else empty_exercise(exercise)
 
 
-def _staff_or_refusal(server: Any, request: Request) -> Response | None:
-    from grader.server.app import caller_of, error, unauthorized
-
+def _staff_or_refusal(server: Server, request: Request) -> Response | None:
     caller = caller_of(server, request)
     if caller is None:
         return unauthorized()
@@ -68,8 +68,6 @@ def _staff_or_refusal(server: Any, request: Request) -> Response | None:
 
 async def get_analytics(request: Request) -> Response:
     """GET /api/analytics?exercise=ID[&format=csv&table=NAME]."""
-    from grader.server.app import Reply, error
-
     server = request.app.state.server
     refusal = _staff_or_refusal(server, request)
     if refusal is not None:
@@ -95,9 +93,6 @@ async def get_analytics(request: Request) -> Response:
 
 async def analytics_page(request: Request) -> Response:
     """/staff/analytics/ID: per test, the shares failing, the wrong answers, the first pass, the mutants."""
-    from grader.server.app import caller_of
-    from grader.server.pages import not_found, page
-
     server = request.app.state.server
     caller = caller_of(server, request)
     if caller is None:
@@ -109,3 +104,10 @@ async def analytics_page(request: Request) -> Response:
         return not_found(request, "No such exercise.")
     entry = await run_in_threadpool(exercise_entry, server, exercise)
     return page(request, "staff_analytics.html.j2", exercise=exercise, entry=entry)
+
+
+def analytics_routes() -> list[BaseRoute]:
+    return [
+        Route("/api/analytics", get_analytics, methods=["GET"]),
+        Route("/staff/analytics/{exercise}", analytics_page, methods=["GET"]),
+    ]

@@ -8,43 +8,26 @@ students get wrong per exercise (analytics_routes.py), the queue, overrides, reg
 
 Signed in, the browser holds the token in an HttpOnly, SameSite=Strict, Secure cookie. Every form carries a
 CSRF token that must equal the one in its own cookie (double submit), compared in constant time, and a form
-a browser says came from another origin is refused before it is read (app.SameOrigin). Every submission a
+a browser says came from another origin is refused before it is read (guards.SameOrigin). Every submission a
 page shows is the API's JSON of it (views.shown): a student's list and report pages cannot disagree."""
 
 from __future__ import annotations
 
-import functools
-import hmac
-import secrets
 import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from grader.server import reviews
+from grader.server.actions import accept_upload, override_of
 from grader.server.tokens import Caller
-
-COOKIE = "grader_session"
-CSRF_COOKIE = "grader_csrf"
-TEMPLATES = Path(__file__).parent / "templates"
-HEADERS = {
-    # No inline script and none from elsewhere (only the site's own live.js), nothing framed, nothing
-    # sniffed: a student's text can only ever be text.
-    "Content-Security-Policy": "default-src 'none'; script-src 'self'; connect-src 'self'; "
-                               "style-src 'unsafe-inline'; form-action 'self'; "
-                               "frame-ancestors 'none'; base-uri 'none'",
-    "X-Content-Type-Options": "nosniff",
-    # Same-origin, not no-referrer: under no-referrer a browser sends its forms with `Origin: null`, and the
-    # origin is what tells this site's forms from another's (app.SameOrigin).
-    "Referrer-Policy": "same-origin",
-    "Cache-Control": "no-store",
-}
-
+from grader.server.web import (COOKIE, HEADERS, Server, caller_of, csrf_ok, forbidden, not_found, page,
+                               server_of, set_cookie)
 
 LIVE_SCRIPT = (Path(__file__).parent / "static" / "live.js").read_bytes()
 
@@ -55,63 +38,8 @@ async def live_script(request: Request) -> Response:
         "X-Content-Type-Options": "nosniff", "Cache-Control": "max-age=3600"})
 
 
-def session_token(request: Request) -> str | None:
-    return request.cookies.get(COOKIE)
-
-
-@functools.cache
-def environment() -> Environment:
-    """This folder's templates, and the batch report's (grader/outputs/html): the parts both draw alike."""
-    from grader.outputs.html import TEMPLATES as SHARED
-    from grader.outputs.html import shared
-
-    env = Environment(loader=FileSystemLoader([TEMPLATES, SHARED]), autoescape=True, undefined=StrictUndefined)
-    from grader.server.views import iso
-
-    shared(env)
-    env.filters["when"] = iso
-    env.filters["points"] = points
-    return env
-
-
-def points(score: object) -> str:
-    """A score as a person reads it: 6.4, not 6.3999999999999995."""
-    return f"{round(score, 2):g}" if isinstance(score, (int, float)) and not isinstance(score, bool) else "—"
-
-
-def page(request: Request, template: str, status: int = 200, **values: Any) -> HTMLResponse:
-    csrf = request.cookies.get(CSRF_COOKIE) or secrets.token_urlsafe(24)
-    html = environment().get_template(template).render(csrf=csrf, **values)
-    # A lone surrogate (a student's text) is no UTF-8: written as its escape rather than failing the page.
-    response = HTMLResponse(html.encode("utf-8", "backslashreplace"), status_code=status, headers=HEADERS)
-    if request.cookies.get(CSRF_COOKIE) != csrf:
-        _cookie(request, response, CSRF_COOKIE, csrf)
-    return response
-
-
-def _cookie(request: Request, response: Response, name: str, value: str) -> None:
-    server = request.app.state.server
-    response.set_cookie(name, value, httponly=True, samesite="strict", secure=server.secure_cookies, path="/")
-
-
-def csrf_ok(request: Request, sent: object) -> bool:
-    expected = request.cookies.get(CSRF_COOKIE)
-    return bool(expected) and isinstance(sent, str) and hmac.compare_digest(expected.encode(), sent.encode())  # type: ignore[union-attr]
-
-
-def _caller(request: Request):  # type: ignore[no-untyped-def]
-    from grader.server.app import caller_of
-
-    return caller_of(request.app.state.server, request)
-
-
-def forbidden(request: Request) -> HTMLResponse:
-    return page(request, "message.html.j2", 403, title="Not allowed",
-                message="The form was stale or not from this site: go back, reload the page and try again.")
-
-
-def not_found(request: Request, message: str) -> HTMLResponse:
-    return page(request, "message.html.j2", 404, title="Not found", message=message)
+def _caller(request: Request) -> Caller | None:
+    return caller_of(server_of(request), request)
 
 
 def history(request: Request, caller: Caller, student: str) -> list[dict[str, object]]:
@@ -144,7 +72,7 @@ async def login(request: Request) -> Response:
     if caller is None:
         return page(request, "login.html.j2", 401, error="That token is not valid.")
     response = RedirectResponse("/staff" if caller.staff else "/me", status_code=303)
-    _cookie(request, response, COOKIE, str(token))
+    set_cookie(request, response, COOKIE, str(token))
     return response
 
 
@@ -215,8 +143,6 @@ async def exercise_page(request: Request) -> Response:
 
 
 async def submit(request: Request) -> Response:
-    from grader.server.app import accept_upload
-
     caller = _caller(request)
     if caller is None:
         return RedirectResponse("/", status_code=303)
@@ -266,7 +192,7 @@ async def staff(request: Request) -> Response:
     return page(request, "staff.html.j2", **values, message=request.query_params.get("message", "")[:200])
 
 
-def class_values(server: Any, params: dict[str, str]) -> dict[str, Any]:
+def class_values(server: Server, params: dict[str, str]) -> dict[str, Any]:
     from grader.batch.per_exercise import exercise_summaries
     from grader.gradebook import histogram
     from grader.outputs.html import rates_by_exercise
@@ -306,16 +232,14 @@ async def staff_student(request: Request) -> Response:
     overrides = {e: o for (s, e), o in server.state.overrides().items() if s == student}
     from starlette.concurrency import run_in_threadpool
 
-    from grader.server.review_routes import audit_of  # every score change, on the student's page
-
     values = await run_in_threadpool(class_values, server, {"name": ""})
     row = next((r for r in values["grid"].rows if r.student == student), None)
     submissions = history(request, caller, student)
     return page(request, "staff_student.html.j2", student=student, submissions=submissions, row=row,
-                overrides=overrides, exercises=server.exercises.ids(), changes=audit_of(request, student))
+                overrides=overrides, exercises=server.exercises.ids(), changes=reviews.audit_rows(server, student))  # every score change
 
 
-def stored_code(server: Any, submission: Any) -> Any:
+def stored_code(server: Server, submission: Any) -> Any:
     """The hand-in's text, for staff, with line anchors (source.code_lines); None for a zip or a file that is
     not UTF-8 text."""
     from grader.handins.text import MAX_FILE_BYTES
@@ -355,7 +279,6 @@ async def staff_regrade(request: Request) -> Response:
 async def staff_override(request: Request) -> Response:
     from starlette.concurrency import run_in_threadpool
 
-    from grader.server.app import override_of
     from grader.server.inputs import Refused
 
     caller = _caller(request)
@@ -401,8 +324,6 @@ async def staff_similarity(request: Request) -> Response:
 
 
 def page_routes() -> list[BaseRoute]:
-    from grader.server.analytics_routes import analytics_page
-
     return [
         Route("/", home, methods=["GET"]),
         Route("/static/live.js", live_script, methods=["GET"]),
@@ -418,5 +339,4 @@ def page_routes() -> list[BaseRoute]:
         Route("/staff/override", staff_override, methods=["POST"]),
         Route("/staff/similarity", staff_similarity, methods=["GET"]),
         Route("/staff/similarity/{page:path}", staff_similarity, methods=["GET"]),
-        Route("/staff/analytics/{exercise}", analytics_page, methods=["GET"]),
     ]

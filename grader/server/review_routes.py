@@ -15,10 +15,9 @@ from starlette.routing import BaseRoute, Route
 
 from grader.errors import GraderError
 from grader.server import inputs, reviews
-from grader.server.app import Reply, caller_of, changer_of, error, refused, unauthorized
 from grader.server.inputs import Refused
-from grader.server.pages import csrf_ok, forbidden, page
 from grader.server.tokens import Caller
+from grader.server.web import Reply, caller_of, changer_of, csrf_ok, error, forbidden, page, refused, unauthorized
 
 AUDIT_FORMATS = ("json", "csv")
 REQUEST_STATUSES = ("open", "answered")
@@ -325,14 +324,17 @@ async def audit_page(request: Request) -> Response:
                 csv=f"/api/audit?student={quote(student, safe='')}&format=csv")
 
 
-def audit_of(request: Request, student: str) -> list[dict[str, object]]:
-    """The student's audit, for the student's staff page (pages.staff_student)."""
-    return reviews.audit_rows(request.app.state.server, student)
-
-
-def review_pages() -> list[BaseRoute]:
-    """The pages' routes (the API's are listed in app.make_app, beside the others)."""
+def review_routes() -> list[BaseRoute]:
+    """The API's routes and the pages' of reviews, regrade requests and the audit."""
     return [
+        Route("/api/reviews", post_review, methods=["POST"]),
+        Route("/api/reviews", get_review, methods=["GET"]),
+        Route("/api/reviews/release", post_release, methods=["POST"]),
+        Route("/api/regrade-requests", post_request, methods=["POST"]),
+        Route("/api/regrade-requests", list_requests, methods=["GET"]),
+        Route("/api/regrade-requests/{number}", get_request, methods=["GET"]),
+        Route("/api/regrade-requests/{number}", post_request_reply, methods=["POST"]),
+        Route("/api/audit", get_audit, methods=["GET"]),
         Route("/submissions/{number}/review", review_page, methods=["GET"]),
         Route("/submissions/{number}/review", review_form, methods=["POST"]),
         Route("/staff/reviews", reviews_page, methods=["GET"]),
