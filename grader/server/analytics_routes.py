@@ -12,13 +12,15 @@ from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import RedirectResponse, Response
-from starlette.routing import BaseRoute, Route
+from starlette.responses import Response
+from starlette.routing import BaseRoute
 
 from grader.analytics.export import tables
 from grader.analytics.handins import Handin
 from grader.outputs.cells import csv_text
-from grader.server.web import Reply, Server, caller_of, error, not_found, page, unauthorized
+from grader.server.access import STAFF_ONLY, route
+from grader.server.roles import Caller
+from grader.server.web import Reply, Server, error, not_found, page, server_of
 
 MUTANTS_FILE = "mutants.json"  # in the course's folder, beside exercises/
 FORMATS = ("json", "csv")
@@ -57,21 +59,9 @@ def exercise_entry(server: Server, exercise: str) -> dict[str, object]:
     return found if found is not None else empty_exercise(exercise)
 
 
-def _staff_or_refusal(server: Server, request: Request) -> Response | None:
-    caller = caller_of(server, request)
-    if caller is None:
-        return unauthorized()
-    if not caller.staff:
-        return error(403, "the analytics are for staff")
-    return None
-
-
-async def get_analytics(request: Request) -> Response:
+async def get_analytics(request: Request, caller: Caller) -> Response:
     """GET /api/analytics?exercise=ID[&format=csv&table=NAME]."""
-    server = request.app.state.server
-    refusal = _staff_or_refusal(server, request)
-    if refusal is not None:
-        return refusal
+    server = server_of(request)
     query = request.query_params
     exercise = query.get("exercise")
     if not exercise:
@@ -91,14 +81,9 @@ async def get_analytics(request: Request) -> Response:
                     headers={"Content-Disposition": f'attachment; filename="{table}.csv"'})
 
 
-async def analytics_page(request: Request) -> Response:
+async def analytics_page(request: Request, caller: Caller) -> Response:
     """/staff/analytics/ID: per test, the shares failing, the wrong answers, the first pass, the mutants."""
-    server = request.app.state.server
-    caller = caller_of(server, request)
-    if caller is None:
-        return RedirectResponse("/", status_code=303)
-    if not caller.staff:
-        return page(request, "message.html.j2", 403, title="Staff only", message="This page is for staff.")
+    server = server_of(request)
     exercise = request.path_params["exercise"]
     if exercise not in server.exercises.ids():
         return not_found(request, "No such exercise.")
@@ -108,6 +93,6 @@ async def analytics_page(request: Request) -> Response:
 
 def analytics_routes() -> list[BaseRoute]:
     return [
-        Route("/api/analytics", get_analytics, methods=["GET"]),
-        Route("/staff/analytics/{exercise}", analytics_page, methods=["GET"]),
+        route("/api/analytics", get_analytics, ["GET"], STAFF_ONLY),
+        route("/staff/analytics/{exercise}", analytics_page, ["GET"], STAFF_ONLY, answer="page"),
     ]

@@ -10,7 +10,7 @@ from typing import Any
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import BaseRoute, Route
+from starlette.routing import BaseRoute
 
 from grader.errors import GraderError
 from grader.server import inputs
@@ -18,18 +18,17 @@ from grader.server.actions import accept_upload, override_of
 from grader.server.inputs import Refused
 from grader.server.state import STATUSES
 from grader.server.views import GRADEBOOK_FORMATS, build_gradebook, gradebook_text, shown
-from grader.server.web import Reply, Server, caller_of, changer_of, error, refused, unauthorized
+from grader.server.access import ANYONE, INSTRUCTOR, SIGNED_IN, STAFF_ONLY, route
+from grader.server.roles import Caller
+from grader.server.web import Reply, Server, error, refused, server_of
 
 WAIT_MOST = 60.0  # seconds a GET ?wait=S may wait
 ROSTER_FORMATS = ("moodle",)  # a Moodle import needs an email, sis_id, login or id: only a roster has them
 
 
 
-async def post_submission(request: Request) -> Response:
-    server: Server = request.app.state.server
-    caller = changer_of(server, request)
-    if isinstance(caller, Reply):
-        return caller
+async def post_submission(request: Request, caller: Caller) -> Response:
+    server = server_of(request)
     accepted = await accept_upload(server, caller, request)
     if accepted.refusal is not None:
         return accepted.refusal
@@ -37,11 +36,8 @@ async def post_submission(request: Request) -> Response:
                  headers={"Location": f"/api/submissions/{accepted.number}"})
 
 
-async def get_submission(request: Request) -> Response:
-    server: Server = request.app.state.server
-    caller = caller_of(server, request)
-    if caller is None:
-        return unauthorized()
+async def get_submission(request: Request, caller: Caller) -> Response:
+    server = server_of(request)
     number = inputs.submission_id(request.path_params["number"])
     try:
         wait = inputs.seconds(request.query_params.get("wait"), WAIT_MOST)
@@ -49,8 +45,8 @@ async def get_submission(request: Request) -> Response:
         return refused(problem)
     server.changes.loop = asyncio.get_running_loop()  # before the read: no change after it goes unheard
     submission = server.state.get(number) if number is not None else None
-    if submission is None or not (caller.staff or submission.student == caller.student):
-        return error(404, "no such submission")  # another's: as if it did not exist
+    if submission is None:  # gone since the guard read it (access.py: another's is a 404 there)
+        return error(404, "no such submission")
     if wait and submission.status in ("queued", "running"):
         status = submission.status
         deadline = time.monotonic() + wait
@@ -72,32 +68,24 @@ def visible_inputs(server: Server, exercise_id: str) -> dict[str, str]:
         return {}
 
 
-async def list_submissions(request: Request) -> Response:
-    server: Server = request.app.state.server
-    caller = caller_of(server, request)
-    if caller is None:
-        return unauthorized()
+async def list_submissions(request: Request, caller: Caller) -> Response:
+    server = server_of(request)
     query = request.query_params
     status = query.get("status")
     if status is not None and status not in STATUSES:
         return error(422, f"status is one of {', '.join(STATUSES)}")
     try:
         exercise = inputs.name(query["exercise"], "exercise") if "exercise" in query else None
-        student = inputs.name(query["student"], "student") if "student" in query and caller.staff else None
+        student = inputs.name(query["student"], "student") if "student" in query else None
     except Refused as problem:
         return refused(problem)
-    found = server.state.list(student=student if caller.staff else caller.student, exercise=exercise, status=status)
+    found = server.state.list(student=caller.reach(student), exercise=exercise, status=status)
     now = time.time()
     return Reply({"submissions": [shown(s, caller, server.rules, now, server.private) for s in found]})
 
 
-async def get_gradebook(request: Request) -> Response:
-    server: Server = request.app.state.server
-    caller = caller_of(server, request)
-    if caller is None:
-        return unauthorized()
-    if not caller.staff:
-        return error(403, "the gradebook is for staff")
+async def get_gradebook(request: Request, caller: Caller) -> Response:
+    server = server_of(request)
     kind = request.query_params.get("format", "json")
     if kind not in GRADEBOOK_FORMATS:
         return error(422, f"format is one of {', '.join(GRADEBOOK_FORMATS)}")
@@ -123,13 +111,8 @@ def _plain_class_list(students: list[str]) -> dict[str, Any]:
     return class_list(students, {}, {}, None, {}, "server")
 
 
-async def post_regrade(request: Request) -> Response:
-    server: Server = request.app.state.server
-    caller = changer_of(server, request)
-    if isinstance(caller, Reply):
-        return caller
-    if not caller.staff:
-        return error(403, "regrades are for staff")
+async def post_regrade(request: Request, caller: Caller) -> Response:
+    server = server_of(request)
     try:
         body = inputs.json_body(await request.body() or b"{}", '{"exercise": ID} or {}, "all": true to grade '
                                                                 'everything again')
@@ -148,13 +131,8 @@ async def post_regrade(request: Request) -> Response:
     return Reply({"queued": queued}, status_code=202)
 
 
-async def post_override(request: Request) -> Response:
-    server: Server = request.app.state.server
-    caller = changer_of(server, request)
-    if isinstance(caller, Reply):
-        return caller
-    if not caller.staff:
-        return error(403, "overrides are for staff")
+async def post_override(request: Request, caller: Caller) -> Response:
+    server = server_of(request)
     try:
         body = inputs.json_body(await request.body(), '{"student", "exercise", "score", "reason"}')
         if not {"student", "exercise", "score"} <= body.keys():
@@ -168,17 +146,16 @@ async def post_override(request: Request) -> Response:
                   "reason": override.reason})
 
 
-async def health(request: Request) -> Response:
+async def health(request: Request, caller: Caller | None) -> Response:
     """"ok" to anyone (a load balancer's probe); the queue, the workers and the exercises to staff only."""
-    server: Server = request.app.state.server
-    caller = caller_of(server, request)
-    if caller is None or not caller.staff:
+    server = server_of(request)
+    if caller is None or not caller.staff:  # what a reader sees, not who may call
         return Reply({"status": "ok"})
     return Reply({"status": "ok", "queue": server.state.counts(), "workers": server.loop.size,
                   "exercises": server.exercises.ids()})
 
 
-async def openapi(request: Request) -> Response:
+async def openapi(request: Request, caller: Caller | None) -> Response:
     from grader.server.openapi import openapi_json
 
     return Response(openapi_json(), media_type="application/json")
@@ -187,12 +164,12 @@ async def openapi(request: Request) -> Response:
 def api_routes() -> list[BaseRoute]:
     """The JSON API's routes of this module; reviews' and analytics' are in their own modules."""
     return [
-        Route("/api/health", health, methods=["GET"]),
-        Route("/api/submissions", post_submission, methods=["POST"]),
-        Route("/api/submissions", list_submissions, methods=["GET"]),
-        Route("/api/submissions/{number}", get_submission, methods=["GET"]),
-        Route("/api/gradebook", get_gradebook, methods=["GET"]),
-        Route("/api/regrade", post_regrade, methods=["POST"]),
-        Route("/api/overrides", post_override, methods=["POST"]),
-        Route("/api/openapi.json", openapi, methods=["GET"]),
+        route("/api/health", health, ["GET"], ANYONE),
+        route("/api/submissions", post_submission, ["POST"], SIGNED_IN),
+        route("/api/submissions", list_submissions, ["GET"], SIGNED_IN),
+        route("/api/submissions/{number}", get_submission, ["GET"], SIGNED_IN, owner="submission"),
+        route("/api/gradebook", get_gradebook, ["GET"], STAFF_ONLY),
+        route("/api/regrade", post_regrade, ["POST"], INSTRUCTOR),
+        route("/api/overrides", post_override, ["POST"], STAFF_ONLY),
+        route("/api/openapi.json", openapi, ["GET"], ANYONE),
     ]

@@ -8,10 +8,13 @@ assembles: the routes stand on the lower web layer (web.py) and import nothing f
 
 from __future__ import annotations
 
+from typing import cast
+
 from starlette.applications import Starlette
 from starlette.routing import BaseRoute
 from starlette.types import ASGIApp
 
+from grader.server.access import table
 from grader.server.analytics_routes import analytics_routes
 from grader.server.api_routes import api_routes
 from grader.server.guards import BoundedBody, SameOrigin
@@ -19,7 +22,7 @@ from grader.server.pages import page_routes
 from grader.server.review_routes import review_routes
 from grader.server.web import Changes, Part, Server
 
-__all__ = ["Changes", "Server", "make_app", "parts_of", "routes_of"]
+__all__ = ["Changes", "Server", "access_table", "make_app", "parts_of", "routes_of"]
 
 MULTIPART_OVERHEAD = 64 * 1024  # the form's boundaries and small fields, beyond the file itself
 
@@ -42,5 +45,17 @@ def make_app(server: Server, parts: list[Part] | None = None) -> ASGIApp:
     app = Starlette(routes=routes_of(parts))
     app.state.server = server
     server.loop.on_change = server.changes.changed
+    for part in parts:
+        part.start()
     cross_site = frozenset(path for part in parts for path in part.cross_site_paths)
     return SameOrigin(BoundedBody(app, server.max_upload + MULTIPART_OVERHEAD), cross_site)
+
+
+def access_table() -> str:
+    """docs/ta.md's table of who may call what, from the routes' declarations (`python -m grader.server.app`).
+    No server is needed: the routes are built, never called."""
+    return table(routes_of(parts_of(cast(Server, None))))
+
+
+if __name__ == "__main__":
+    print(access_table(), end="")

@@ -21,53 +21,48 @@ from urllib.parse import quote
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
-from starlette.routing import BaseRoute, Route
+from starlette.routing import BaseRoute
 
 from grader.server import reviews
+from grader.server.access import ANYONE, INSTRUCTOR, SIGNED_IN, STAFF_ONLY, route
 from grader.server.actions import accept_upload, override_of
 from grader.server.tokens import Caller
-from grader.server.web import (COOKIE, HEADERS, Server, caller_of, csrf_ok, forbidden, not_found, page,
-                               server_of, set_cookie)
+from grader.server.web import COOKIE, HEADERS, Server, csrf_ok, forbidden, not_found, page, server_of, set_cookie
 
 LIVE_SCRIPT = (Path(__file__).parent / "static" / "live.js").read_bytes()
 
 
-async def live_script(request: Request) -> Response:
+async def live_script(request: Request, caller: Caller | None) -> Response:
     """The one script the pages use: parts marked data-live are fetched again and swapped in place."""
     return Response(LIVE_SCRIPT, media_type="text/javascript", headers={
         "X-Content-Type-Options": "nosniff", "Cache-Control": "max-age=3600"})
-
-
-def _caller(request: Request) -> Caller | None:
-    return caller_of(server_of(request), request)
 
 
 def history(request: Request, caller: Caller, student: str) -> list[dict[str, object]]:
     """A student's submissions, newest first, as `caller` may see them (views.shown: the one rule)."""
     from grader.server.views import shown
 
-    server = request.app.state.server
+    server = server_of(request)
     now = time.time()
     return [shown(s, caller, server.rules, now, server.private)
             for s in reversed(server.state.list(student=student))]
 
 
 # ---------------------------------------------------------------- pages
-async def home(request: Request) -> Response:
-    caller = _caller(request)
+async def home(request: Request, caller: Caller | None) -> Response:
     if caller is None:
         return page(request, "login.html.j2", error="")
     return RedirectResponse("/staff" if caller.staff else "/me", status_code=303)
 
 
-async def login(request: Request) -> Response:
+async def login(request: Request, caller: Caller | None) -> Response:
     from grader.server import tokens
 
     async with request.form(max_files=0, max_fields=4) as form:
         token, sent = form.get("token"), form.get("csrf")
     if not csrf_ok(request, sent):
         return forbidden(request)
-    server = request.app.state.server
+    server = server_of(request)
     caller = tokens.caller_of(server.state, token if isinstance(token, str) else None)
     if caller is None:
         return page(request, "login.html.j2", 401, error="That token is not valid.")
@@ -76,7 +71,7 @@ async def login(request: Request) -> Response:
     return response
 
 
-async def logout(request: Request) -> Response:
+async def logout(request: Request, caller: Caller | None) -> Response:
     async with request.form(max_files=0, max_fields=4) as form:
         if not csrf_ok(request, form.get("csrf")):
             return forbidden(request)
@@ -85,11 +80,8 @@ async def logout(request: Request) -> Response:
     return response
 
 
-async def me(request: Request) -> Response:
-    caller = _caller(request)
-    if caller is None:
-        return RedirectResponse("/", status_code=303)
-    server = request.app.state.server
+async def me(request: Request, caller: Caller) -> Response:
+    server = server_of(request)
     return page(request, "student.html.j2", student=caller.student, exercises=server.exercises.ids(),
                 submissions=history(request, caller, caller.student), error="")
 
@@ -107,7 +99,7 @@ def exercise_facts(request: Request, caller: Caller, exercise_id: str) -> dict[s
     and the time left, the late rule, and what the rate rule leaves them (staff: no limit)."""
     from grader.server.views import allowance
 
-    server = request.app.state.server
+    server = server_of(request)
     now = time.time()
     exercise = server.exercises.get(exercise_id)[0]
     rules = server.rules.of(exercise_id)
@@ -121,15 +113,12 @@ def exercise_facts(request: Request, caller: Caller, exercise_id: str) -> dict[s
             "frees_in": span(left.frees_at - now) if left is not None and left.frees_at is not None else None}
 
 
-async def exercise_page(request: Request) -> Response:
+async def exercise_page(request: Request, caller: Caller) -> Response:
     from starlette.concurrency import run_in_threadpool
 
     from grader.errors import GraderError
 
-    caller = _caller(request)
-    if caller is None:
-        return RedirectResponse("/", status_code=303)
-    server = request.app.state.server
+    server = server_of(request)
     exercise_id = request.path_params["exercise"]
     if exercise_id not in server.exercises.ids():
         return not_found(request, "No such exercise.")
@@ -142,11 +131,8 @@ async def exercise_page(request: Request) -> Response:
     return page(request, "exercise.html.j2", exercise=facts, submissions=mine, staff=caller.staff)
 
 
-async def submit(request: Request) -> Response:
-    caller = _caller(request)
-    if caller is None:
-        return RedirectResponse("/", status_code=303)
-    server = request.app.state.server
+async def submit(request: Request, caller: Caller) -> Response:
+    server = server_of(request)
     accepted = await accept_upload(server, caller, request, csrf=lambda sent: csrf_ok(request, sent))
     if accepted.refusal is not None:
         if accepted.refusal.status_code == 403 and accepted.csrf_failed:
@@ -160,34 +146,26 @@ async def submit(request: Request) -> Response:
     return RedirectResponse(f"/submissions/{accepted.number}", status_code=303)
 
 
-async def submission_page(request: Request) -> Response:
+async def submission_page(request: Request, caller: Caller) -> Response:
     from grader.server.inputs import submission_id
     from grader.server.views import shown
 
-    caller = _caller(request)
-    if caller is None:
-        return RedirectResponse("/", status_code=303)
-    server = request.app.state.server
+    server = server_of(request)
     number = submission_id(request.path_params["number"])
     found = server.state.get(number) if number is not None else None
-    if found is None or not (caller.staff or found.student == caller.student):
+    if found is None:  # gone since the guard read it (access.py: another's is a 404 there)
         return not_found(request, "No such submission.")
     code = stored_code(server, found) if caller.staff else None
     return page(request, "submission.html.j2", submission=shown(found, caller, server.rules, time.time(),
                                                                 server.private), staff=caller.staff, code=code)
 
 
-async def staff(request: Request) -> Response:
+async def staff(request: Request, caller: Caller) -> Response:
     """The class: the histogram and per-exercise bars of the batch report, and the grid (grid.py) sorted and
     filtered by the query; `live=1` reloads it as the queue moves."""
     from starlette.concurrency import run_in_threadpool
 
-    caller = _caller(request)
-    if caller is None:
-        return RedirectResponse("/", status_code=303)
-    if not caller.staff:
-        return page(request, "message.html.j2", 403, title="Staff only", message="This page is for staff.")
-    server = request.app.state.server
+    server = server_of(request)
     values = await run_in_threadpool(class_values, server, dict(request.query_params))
     return page(request, "staff.html.j2", **values, message=request.query_params.get("message", "")[:200])
 
@@ -219,13 +197,10 @@ def class_values(server: Server, params: dict[str, str]) -> dict[str, Any]:
             "analytics": {e.id: f"/staff/analytics/{quote(e.id, safe='')}" for e in book.exercises}}
 
 
-async def staff_student(request: Request) -> Response:
+async def staff_student(request: Request, caller: Caller) -> Response:
     """A student, for staff: the grid's row (what counts, and why), then every submission of each exercise
     with its report as staff see it (hidden tests too), linked to its page and its code."""
-    caller = _caller(request)
-    if caller is None or not caller.staff:
-        return RedirectResponse("/", status_code=303)
-    server = request.app.state.server
+    server = server_of(request)
     student = request.path_params["student"]
     if student not in server.state.students():
         return not_found(request, "No such student.")
@@ -257,18 +232,15 @@ def stored_code(server: Server, submission: Any) -> Any:
     return text_source(text)
 
 
-async def staff_regrade(request: Request) -> Response:
+async def staff_regrade(request: Request, caller: Caller) -> Response:
     from grader.server.regrade import regrade
     from starlette.concurrency import run_in_threadpool
 
-    caller = _caller(request)
-    if caller is None or not caller.staff:
-        return RedirectResponse("/", status_code=303)
     async with request.form(max_files=0, max_fields=4) as form:
         if not csrf_ok(request, form.get("csrf")):
             return forbidden(request)
         chosen = form.get("exercise") or None
-    server = request.app.state.server
+    server = server_of(request)
     if chosen is not None and chosen not in server.exercises.ids():
         return not_found(request, "No such exercise.")
     queued = await run_in_threadpool(regrade, server.state, server.exercises, chosen)
@@ -276,19 +248,16 @@ async def staff_regrade(request: Request) -> Response:
     return RedirectResponse(f"/staff?message=regrade:+{len(queued)}+submissions+queued", status_code=303)
 
 
-async def staff_override(request: Request) -> Response:
+async def staff_override(request: Request, caller: Caller) -> Response:
     from starlette.concurrency import run_in_threadpool
 
     from grader.server.inputs import Refused
 
-    caller = _caller(request)
-    if caller is None or not caller.staff:
-        return RedirectResponse("/", status_code=303)
     async with request.form(max_files=0, max_fields=8) as form:
         if not csrf_ok(request, form.get("csrf")):
             return forbidden(request)
         sent = [form.get(key, "") for key in ("student", "exercise", "score", "reason")]
-    server = request.app.state.server
+    server = server_of(request)
     try:
         override = await run_in_threadpool(override_of, server, caller, *sent, typed=True)
     except Refused as problem:
@@ -297,7 +266,7 @@ async def staff_override(request: Request) -> Response:
     return RedirectResponse(f"/staff/students/{quote(override.student, safe='')}", status_code=303)
 
 
-async def staff_similarity(request: Request) -> Response:
+async def staff_similarity(request: Request, caller: Caller) -> Response:
     """The similarity report, written afresh into the state folder; its pages are numbered, never named
     after a student, and only those names are served."""
     import re
@@ -306,10 +275,7 @@ async def staff_similarity(request: Request) -> Response:
 
     from grader.server.views import write_similarity
 
-    caller = _caller(request)
-    if caller is None or not caller.staff:
-        return RedirectResponse("/", status_code=303)
-    server = request.app.state.server
+    server = server_of(request)
     out = server.state.folder / "reports"
     name = request.path_params.get("page", "")
     if not name:
@@ -325,18 +291,18 @@ async def staff_similarity(request: Request) -> Response:
 
 def page_routes() -> list[BaseRoute]:
     return [
-        Route("/", home, methods=["GET"]),
-        Route("/static/live.js", live_script, methods=["GET"]),
-        Route("/login", login, methods=["POST"]),
-        Route("/logout", logout, methods=["POST"]),
-        Route("/me", me, methods=["GET"]),
-        Route("/submit", submit, methods=["POST"]),
-        Route("/submissions/{number}", submission_page, methods=["GET"]),
-        Route("/exercises/{exercise}", exercise_page, methods=["GET"]),
-        Route("/staff", staff, methods=["GET"]),
-        Route("/staff/students/{student:path}", staff_student, methods=["GET"]),
-        Route("/staff/regrade", staff_regrade, methods=["POST"]),
-        Route("/staff/override", staff_override, methods=["POST"]),
-        Route("/staff/similarity", staff_similarity, methods=["GET"]),
-        Route("/staff/similarity/{page:path}", staff_similarity, methods=["GET"]),
+        route("/", home, ["GET"], ANYONE, answer="page"),
+        route("/static/live.js", live_script, ["GET"], ANYONE, answer="page"),
+        route("/login", login, ["POST"], ANYONE, answer="page", proof="a valid token in the form"),
+        route("/logout", logout, ["POST"], ANYONE, answer="page"),
+        route("/me", me, ["GET"], SIGNED_IN, answer="page"),
+        route("/submit", submit, ["POST"], SIGNED_IN, answer="page"),
+        route("/submissions/{number}", submission_page, ["GET"], SIGNED_IN, owner="submission", answer="page"),
+        route("/exercises/{exercise}", exercise_page, ["GET"], SIGNED_IN, answer="page"),
+        route("/staff", staff, ["GET"], STAFF_ONLY, answer="page"),
+        route("/staff/students/{student:path}", staff_student, ["GET"], STAFF_ONLY, answer="page"),
+        route("/staff/regrade", staff_regrade, ["POST"], INSTRUCTOR, answer="page"),
+        route("/staff/override", staff_override, ["POST"], STAFF_ONLY, answer="page"),
+        route("/staff/similarity", staff_similarity, ["GET"], INSTRUCTOR, answer="page"),
+        route("/staff/similarity/{page:path}", staff_similarity, ["GET"], INSTRUCTOR, answer="page"),
     ]

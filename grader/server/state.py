@@ -90,14 +90,15 @@ class State:
             self.db.close()
 
     # ------------------------------------------------------------ tokens
-    def add_token(self, digest: str, student: str, staff: bool) -> None:
+    def add_token(self, digest: str, student: str, level: int) -> None:
+        """`level`: the role's (roles.LEVELS): 0 a student, 1 an instructor, 2 a TA."""
         with self.transaction() as db:
-            db.execute("INSERT INTO tokens VALUES (?, ?, ?, ?)", (digest, student, int(staff), time.time()))
+            db.execute("INSERT INTO tokens VALUES (?, ?, ?, ?)", (digest, student, int(level), time.time()))
 
-    def token(self, digest: str) -> tuple[str, str, bool] | None:
-        """(stored digest, student, staff) of the token with this digest."""
+    def token(self, digest: str) -> tuple[str, str, int] | None:
+        """(stored digest, student, role's level) of the token with this digest."""
         rows = self._read("SELECT digest, student, staff FROM tokens WHERE digest = ?", (digest,))
-        return (rows[0][0], rows[0][1], bool(rows[0][2])) if rows else None
+        return (rows[0][0], rows[0][1], int(rows[0][2])) if rows else None
 
     def students(self) -> list[str]:
         rows = self._read("SELECT DISTINCT student FROM tokens WHERE staff = 0 UNION "

@@ -98,6 +98,9 @@ class Part(Protocol):
 
     def routes(self) -> list[BaseRoute]: ...
 
+    def start(self) -> None:
+        """Begin what the part runs beside the server (the LTI tool's passback, once an LMS linked it)."""
+
 
 def server_of(request: Request) -> Server:
     server: Server = request.app.state.server

@@ -22,14 +22,16 @@ from urllib.parse import urlencode, urlsplit
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
-from starlette.routing import BaseRoute, Route
+from starlette.routing import BaseRoute
 
 from grader.platforms.lti.passback import Passback
-from grader.platforms.lti.store import Link, Store, is_staff, wanted_name
+from grader.platforms.lti.store import Link, Store, role_of, wanted_name
 from grader.server import tokens
 from grader.server.actions import accept_upload
 from grader.server.views import shown as seen_by
-from grader.server.web import COOKIE, Server, caller_of, csrf_ok, error, page, set_cookie, unauthorized
+from grader.server.access import ANYONE, INSTRUCTOR, SIGNED_IN, STAFF_ONLY, Access, Guarded
+from grader.server.roles import Caller, Role
+from grader.server.web import COOKIE, Server, csrf_ok, page, set_cookie
 
 CSRF_COOKIE = "grader_lti_csrf"
 CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
@@ -68,19 +70,21 @@ def _name_of(body: dict[str, Any]) -> str:
                         body.get("preferred_username"), body.get("email")], str(body.get("sub")))
 
 
-def _is_staff(body: dict[str, Any]) -> bool:
-    return is_staff(body.get(f"{CLAIM}roles") or [])
+def _role(body: dict[str, Any]) -> Role:
+    return role_of(body.get(f"{CLAIM}roles") or [])
 
 
-ROUTES = (  # path, the Tool's method, HTTP methods
-    ("/lti/login", "login", ("GET", "POST")),
-    ("/lti/launch", "launch", ("POST",)),
-    ("/lti/jwks", "jwks", ("GET",)),
-    ("/lti/deep-link", "deep_link", ("POST",)),
-    ("/lti/exercises/{exercise}", "exercise_page", ("GET",)),
-    ("/lti/exercises/{exercise}", "exercise_submit", ("POST",)),
-    ("/api/lti/status", "status", ("GET",)),
-    ("/api/lti/sync", "sync_now", ("POST",)),
+SIGNED_LAUNCH = "the LMS's signed launch (its platform's key, registration, deployment, once-only state)"
+ROUTES = (  # path, the Tool's method, HTTP methods, who may call it (grader/server/access.py)
+    ("/lti/login", "login", ("GET", "POST"), Access(ANYONE, answer="lti", proof=SIGNED_LAUNCH)),
+    ("/lti/launch", "launch", ("POST",), Access(ANYONE, answer="lti", proof=SIGNED_LAUNCH)),
+    ("/lti/jwks", "jwks", ("GET",), Access(ANYONE, answer="lti")),
+    ("/lti/deep-link", "deep_link", ("POST",),
+     Access(ANYONE, answer="lti", proof="an instructor's deep-linking launch, held by this browser")),
+    ("/lti/exercises/{exercise}", "exercise_page", ("GET",), Access(SIGNED_IN, answer="lti")),
+    ("/lti/exercises/{exercise}", "exercise_submit", ("POST",), Access(SIGNED_IN, answer="lti")),
+    ("/api/lti/status", "status", ("GET",), Access(STAFF_ONLY)),
+    ("/api/lti/sync", "sync_now", ("POST",), Access(INSTRUCTOR)),
 )
 
 
@@ -115,12 +119,14 @@ class Tool:
         except Exception:  # noqa: BLE001 - no table: this server was never launched from an LMS
             return False
 
-    def routes(self) -> list[BaseRoute]:
-        """The tool's routes. Its sender of scores starts with the first launch, or now if a launch was seen
-        before a restart: a server no LMS uses runs no thread and makes no table."""
+    def start(self) -> None:
+        """The sender of scores starts with the first launch, or now if a launch was seen before a restart:
+        a server no LMS uses runs no thread and makes no table."""
         if self._has_links():
             self.passback()
-        return [Route(path, getattr(self, name), methods=list(methods)) for path, name, methods in ROUTES]
+
+    def routes(self) -> list[BaseRoute]:
+        return [Guarded(path, getattr(self, name), methods, access) for path, name, methods, access in ROUTES]
 
     # ------------------------------------------------------------ pages
     def _page(self, request: Request, template: str, status: int = 200, form_to: str = "",
@@ -145,7 +151,7 @@ class Tool:
         return LtiRequest(params, dict(request.cookies), self.server.secure_cookies)
 
     # ------------------------------------------------------------ the protocol
-    async def login(self, request: Request) -> Response:
+    async def login(self, request: Request, caller: Caller | None) -> Response:
         from grader.platforms.lti.protocol import LaunchError, login_redirect
 
         try:
@@ -162,7 +168,7 @@ class Tool:
             set_cookie(request, response, name, value, "none", seconds)
         return response
 
-    async def launch(self, request: Request) -> Response:
+    async def launch(self, request: Request, caller: Caller | None) -> Response:
         from grader.platforms.lti.protocol import CookieLost, LaunchError, validated_launch
 
         try:
@@ -177,20 +183,29 @@ class Tool:
         except LaunchError as problem:
             return self._refused(request, f"This launch was refused: {problem}")
         body = checked.get_launch_data()
-        issuer, subject, staff = body["iss"], str(body.get("sub") or ""), _is_staff(body)
+        issuer, subject, role = body["iss"], str(body.get("sub") or ""), _role(body)
         if not subject:
             return self._refused(request, "an anonymous launch: the tool needs to know who submits")
-        context = str((body.get(f"{CLAIM}context") or {}).get("id", ""))
-        name = store.user(issuer, subject, _name_of(body), staff)
+        course = body.get(f"{CLAIM}context") if isinstance(body.get(f"{CLAIM}context"), dict) else {}
+        context = str(course.get("id") or "")
+        if not context:
+            return self._refused(request, "the launch names no course of the LMS (its context): the tool serves "
+                                          "one course and needs to know which")
+        if not await run_in_threadpool(store.bind, issuer, context):
+            title = course.get("title") if isinstance(course.get("title"), str) else context
+            return self._refused(request, f"this server serves another course of the LMS, not {title}: ask the "
+                                          "instructor of this course for a tool of its own (or to bind this course to "
+                                          "this server: grader serve lti bind)")
+        name = store.user(issuer, subject, _name_of(body), role)
         store.save_member(issuer, context, subject, body.get("name"), body.get("email"), body.get(f"{CLAIM}roles") or [])
         # A browser that launched as this person before keeps its session: a token per launch would fill the
         # table with tokens of the same person.
         token = request.cookies.get(COOKIE, "")
         held = tokens.caller_of(server.state, token)
-        if held is None or held.student != name or held.staff != staff:
-            token = tokens.issue(server.state, name, staff=staff)
+        if held is None or held.student != name or held.role is not role:
+            token = tokens.issue(server.state, name, role)
         if checked.is_deep_link_launch():
-            if not staff:
+            if role is not Role.INSTRUCTOR:
                 return self._refused(request, "only an instructor adds exercises to a course")
             response: Response = self._pick_page(request, checked.get_launch_id())
         elif checked.is_resource_launch():
@@ -208,7 +223,7 @@ class Tool:
             return self._refused(request, "this kind of LTI message is not one the tool answers", 400)
         # A staff session is never SameSite=None: the staff API is not to be reachable by another site's
         # request riding on a cookie.
-        set_cookie(request, response, COOKIE, token, "lax" if staff else "none")
+        set_cookie(request, response, COOKIE, token, "none" if role is Role.STUDENT else "lax")
         return response
 
     def _new_window(self, request: Request, lost: Any) -> HTMLResponse:
@@ -220,7 +235,7 @@ class Tool:
         return self._refused(request, f"{lost}, so the launch could not sign you in here (the login's state).",
                              403, "Open the exercise in a new window", again)
 
-    async def jwks(self, request: Request) -> Response:
+    async def jwks(self, request: Request, caller: Caller | None) -> Response:
         from grader.platforms.lti.keys import jwks as key_set
 
         return JSONResponse(await run_in_threadpool(key_set, self.store), headers={"Cache-Control": "max-age=300"})
@@ -235,7 +250,7 @@ class Tool:
                 continue
         return self._page(request, "lti_pick.html.j2", choices=choices, launch=launch_id)
 
-    async def deep_link(self, request: Request) -> Response:
+    async def deep_link(self, request: Request, caller: Caller | None) -> Response:
         from pylti1p3.deep_link_resource import DeepLinkResource
         from pylti1p3.lineitem import LineItem
 
@@ -256,7 +271,7 @@ class Tool:
                 raise LaunchError("not a deep-linking launch")
         except LaunchError as problem:
             return self._refused(request, f"the course's request has expired or is unknown: {problem}")
-        if not _is_staff(launched.get_launch_data()):
+        if _role(launched.get_launch_data()) is not Role.INSTRUCTOR:
             return self._refused(request, "only an instructor adds exercises to a course")
         exercise = self.server.exercises.get(exercise_id)[0]
         resource = (DeepLinkResource().set_url(f"{_base(request)}/lti/launch").set_title(exercise.title)
@@ -269,12 +284,9 @@ class Tool:
                           title=exercise.title, target=target, jwt=token)
 
     # ------------------------------------------------------------ the exercise, as a launch opens it
-    async def exercise_page(self, request: Request) -> Response:
+    async def exercise_page(self, request: Request, caller: Caller) -> Response:
         server = self.server
-        caller = caller_of(server, request)
         exercise_id = request.path_params["exercise"]
-        if caller is None:
-            return self._refused(request, "open this exercise from the course in the LMS", 401)
         if exercise_id not in server.exercises.ids():
             return self._refused(request, "no such exercise", 404)
         title = server.exercises.get(exercise_id)[0].title
@@ -302,10 +314,7 @@ class Tool:
                 for (issuer, link, subject), (_, wanted, failures, error, _) in sorted(store.sends().items())
                 if (issuer, link) in links and error]
 
-    async def exercise_submit(self, request: Request) -> Response:
-        caller = caller_of(self.server, request)
-        if caller is None:
-            return self._refused(request, "open this exercise from the course in the LMS", 401)
+    async def exercise_submit(self, request: Request, caller: Caller) -> Response:
         accepted = await accept_upload(self.server, caller, request,
                                        csrf=lambda sent: csrf_ok(request, sent, CSRF_COOKIE))
         if accepted.refusal is not None:
@@ -314,12 +323,7 @@ class Tool:
         return RedirectResponse(f"/lti/exercises/{request.path_params['exercise']}", status_code=303)
 
     # ------------------------------------------------------------ staff
-    async def status(self, request: Request) -> Response:
-        caller = caller_of(self.server, request)
-        if caller is None:
-            return unauthorized()
-        if not caller.staff:
-            return error(403, "the LTI status is for staff")
+    async def status(self, request: Request, caller: Caller) -> Response:
         store = self.store
 
         def gather() -> dict[str, Any]:
@@ -333,15 +337,10 @@ class Tool:
 
         return JSONResponse(await run_in_threadpool(gather))
 
-    async def sync_now(self, request: Request) -> Response:
+    async def sync_now(self, request: Request, caller: Caller) -> Response:
         """Staff: send the scores that changed and read the rosters now, not at the next round."""
         from grader.platforms.lti.passback import read_rosters, send_scores
 
-        caller = caller_of(self.server, request)
-        if caller is None:
-            return unauthorized()
-        if not caller.staff:
-            return error(403, "the LTI sync is for staff")
         roster = await run_in_threadpool(read_rosters, self.store)  # first: a learner it lists may have a score
         sent = await run_in_threadpool(send_scores, self.server, self.store)
         return JSONResponse({"sent": sent, "rosters": roster})
