@@ -8,29 +8,13 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 from json.encoder import encode_basestring as _json_string  # type: ignore[attr-defined]
-from typing import Any, Protocol
+from typing import Any
 
+from grader.checkers.registry import CHECKERS, Checker, CheckerError, checker  # noqa: F401 - used from here
 from grader.checkers.shown import first_difference, safe_repr, show, show_pair, type_name  # noqa: F401 - used from here
 from grader.model import CheckerSpec, CheckResult, Opaque
 from grader.sandbox.wire import Fields, Items
 from grader.words import a, count
-
-
-class Checker(Protocol):
-    def __call__(self, expected: object, actual: object, /) -> CheckResult: ...
-
-
-CHECKERS: dict[str, Callable[..., CheckResult]] = {}
-
-
-def checker(name: str) -> Callable[[Callable[..., CheckResult]], Callable[..., CheckResult]]:
-    """Register a checker so exercise specs can name it."""
-
-    def register(func: Callable[..., CheckResult]) -> Callable[..., CheckResult]:
-        CHECKERS[name] = func
-        return func
-
-    return register
 
 
 def typed_args(func: Callable[..., CheckResult], args: dict[str, object]) -> tuple[dict[str, object], str]:
@@ -52,10 +36,6 @@ def typed_args(func: Callable[..., CheckResult], args: dict[str, object]) -> tup
             return args, f"checker arg '{name}' must be {type(default).__name__}, not {value!r}"
         typed[name] = value
     return typed, ""
-
-
-class CheckerError(Exception):
-    """A checker failed (raised, or returned something that is no verdict): a grader error naming it."""
 
 
 def takes_input(spec: CheckerSpec) -> bool:
