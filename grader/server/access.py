@@ -42,15 +42,19 @@ class Access:
         return " and ".join(r.value if r is not Role.TA else "TA" for r in Role if r in self.who) or "anyone"
 
 
+Refuse = Callable[[Request, int, str], Response]  # a refusal (status, reason) as a part answers it
+
+
 class Guarded(Route):
-    """A route and its Access. The endpoint is called as `endpoint(request, caller)`."""
+    """A route and its Access. The endpoint is called as `endpoint(request, caller)`; `refuse`: how a part
+    handed in from above answers a refusal in its own pages (the LTI tool's, framed by the LMS)."""
 
     def __init__(self, path: str, endpoint: Callable[..., Awaitable[Response]], methods: Iterable[str],
-                 access: Access) -> None:
+                 access: Access, refuse: Refuse | None = None) -> None:
         self.access = access
 
         async def guarded(request: Request) -> Response:
-            caller = await _admitted(request, access)
+            caller = await _admitted(request, access, refuse)
             if isinstance(caller, Response):
                 return caller
             return await endpoint(request, caller)
@@ -64,7 +68,7 @@ def route(path: str, endpoint: Callable[..., Awaitable[Response]], methods: Iter
     return Guarded(path, endpoint, methods, Access(who, owner, answer, proof))
 
 
-async def _admitted(request: Request, access: Access) -> Caller | None | Response:
+async def _admitted(request: Request, access: Access, refuse: Refuse | None) -> Caller | None | Response:
     server = server_of(request)
     if access.answer == "api" and request.method not in SAFE and access.who:
         changer = changer_of(server, request)  # an API change: a Bearer token, never a cookie
@@ -76,12 +80,14 @@ async def _admitted(request: Request, access: Access) -> Caller | None | Respons
     if not access.who:
         return caller
     if caller is None:
-        return _refusal(request, access, 401, "open this exercise from the course in the LMS" if access.answer == "lti"
-                        else "a valid token is needed: Authorization: Bearer TOKEN")
+        signed_out = "open this exercise from the course in the LMS" if access.answer == "lti" else \
+            "a valid token is needed: Authorization: Bearer TOKEN"
+        return _refusal(request, access, refuse, 401, signed_out)
     if caller.role not in access.who:
-        return _refusal(request, access, 403, f"this is for {access.names()}")
+        return _refusal(request, access, refuse, 403, f"this is for {access.names()}")
     if access.owner and not caller.staff and not _owns(request, access.owner, caller):
-        return _refusal(request, access, 404, f"no such {'submission' if access.owner == 'submission' else 'regrade request'}")
+        thing = "submission" if access.owner == "submission" else "regrade request"
+        return _refusal(request, access, refuse, 404, f"no such {thing}")  # another's: as if it did not exist
     return caller
 
 
@@ -92,7 +98,9 @@ def _owns(request: Request, owner: Owned, caller: Caller) -> bool:
     return found is not None and found.student == caller.student
 
 
-def _refusal(request: Request, access: Access, status: int, reason: str) -> Response:
+def _refusal(request: Request, access: Access, refuse: Refuse | None, status: int, reason: str) -> Response:
+    if refuse is not None:
+        return refuse(request, status, reason)
     if access.answer == "api":
         return unauthorized() if status == 401 else error(status, reason)
     if access.answer == "lti":
@@ -101,7 +109,7 @@ def _refusal(request: Request, access: Access, status: int, reason: str) -> Resp
         return page(request, "login.html.j2", 401, error="")
     if status == 404:
         return not_found(request, f"{reason[0].upper()}{reason[1:]}.")
-    return message(request, 403, "Staff only" if access.who <= STAFF else "Not allowed", f"This page is for {access.names()}.")
+    return message(request, 403, "Staff only" if access.who <= STAFF else "Not allowed", f"This page is for the {access.names()}.")
 
 
 def declared(routes: Iterable[BaseRoute]) -> list[tuple[str, str, Access]]:

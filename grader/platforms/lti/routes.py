@@ -126,7 +126,8 @@ class Tool:
             self.passback()
 
     def routes(self) -> list[BaseRoute]:
-        return [Guarded(path, getattr(self, name), methods, access) for path, name, methods, access in ROUTES]
+        return [Guarded(path, getattr(self, name), methods, access, self._refuse if access.answer == "lti" else None)
+                for path, name, methods, access in ROUTES]
 
     # ------------------------------------------------------------ pages
     def _page(self, request: Request, template: str, status: int = 200, form_to: str = "",
@@ -144,6 +145,9 @@ class Tool:
     def _refused(self, request: Request, reason: str, status: int = 403, title: str = "The launch was refused",
                  again: str = "") -> HTMLResponse:
         return self._page(request, "lti_message.html.j2", status, title=title, message=reason, again=again)
+
+    def _refuse(self, request: Request, status: int, reason: str) -> HTMLResponse:
+        return self._refused(request, reason, status, "Not allowed" if status != 404 else "Not found")
 
     def _lti_request(self, request: Request, params: dict[str, str]) -> Any:
         from grader.platforms.lti.protocol import LtiRequest
