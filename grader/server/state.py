@@ -101,7 +101,7 @@ class State:
         return (rows[0][0], rows[0][1], int(rows[0][2])) if rows else None
 
     def students(self) -> list[str]:
-        rows = self._read("SELECT DISTINCT student FROM tokens WHERE staff = 0 UNION "
+        rows = self._read("SELECT DISTINCT student FROM tokens WHERE staff NOT IN (1, 2) UNION "  # roles.LEVELS
                           "SELECT DISTINCT student FROM submissions ORDER BY 1")
         return [row[0] for row in rows]
 
