@@ -39,7 +39,9 @@ class Access:
         return not self.who or (caller is not None and caller.role in self.who)
 
     def names(self) -> str:
-        return " and ".join(r.value if r is not Role.TA else "TA" for r in Role if r in self.who) or "anyone"
+        """Who may call, as a refusal says it: "This page is for staff." """
+        return {ANYONE: "anyone", SIGNED_IN: "anyone signed in", STAFF: "staff", INSTRUCTOR: "the instructor",
+                STUDENT: "students"}.get(self.who, " and ".join(sorted(self.who)))
 
 
 Refuse = Callable[[Request, int, str], Response]  # a refusal (status, reason) as a part answers it
@@ -109,7 +111,7 @@ def _refusal(request: Request, access: Access, refuse: Refuse | None, status: in
         return page(request, "login.html.j2", 401, error="")
     if status == 404:
         return not_found(request, f"{reason[0].upper()}{reason[1:]}.")
-    return message(request, 403, "Staff only" if access.who <= STAFF else "Not allowed", f"This page is for the {access.names()}.")
+    return message(request, 403, "Staff only" if access.who <= STAFF else "Not allowed", f"This page is for {access.names()}.")
 
 
 def declared(routes: Iterable[BaseRoute]) -> list[tuple[str, str, Access]]:
