@@ -147,7 +147,7 @@ class Tool:
         return self._page(request, "lti_message.html.j2", status, title=title, message=reason, again=again)
 
     def _refuse(self, request: Request, status: int, reason: str) -> HTMLResponse:
-        return self._refused(request, reason, status, "Not allowed" if status != 404 else "Not found")
+        return self._refused(request, reason, status, "This was refused" if status != 404 else "Not found")
 
     def _lti_request(self, request: Request, params: dict[str, str]) -> Any:
         from grader.platforms.lti.protocol import LtiRequest
