@@ -14,7 +14,7 @@ from grader.checkers import CHECKERS, typed_args
 from grader.model import CheckerSpec
 
 if TYPE_CHECKING:
-    from grader.spec import _Reader as Reader
+    from grader.spec_reader import SpecReader as Reader
 
 
 def read_checker(reader: Reader, node: yaml.Node | None, default: CheckerSpec) -> CheckerSpec:

@@ -5,12 +5,16 @@ plain ones: numbers from raw bytes (never objects), text, dates; anything else i
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from grader.model import Opaque
 
-if TYPE_CHECKING:
-    from grader.sandbox.wire import Binary
+
+class Binary(Protocol):
+    """A reply's binary part as sandbox/wire.py hands it out (its Binary): named here by what is used of it,
+    since the wire imports this module (lazily, at the first numpy value) and not the other way round."""
+
+    def take(self, offset: int, size: int) -> memoryview: ...
 
 # Raw bytes are read only as these kinds: an 'O' (object) dtype over raw bytes would be pointers.
 _RAW = re.compile(r"^[<|][biufc]\d{1,2}$")

@@ -100,7 +100,7 @@ def load_exercise(path: Path) -> Exercise:
     except UnicodeDecodeError as error:
         raise SpecError([SpecProblem(path, 1, 1, f"the file is not UTF-8 text ({error.reason})")]) from None
     except yaml.MarkedYAMLError as error:
-        from grader.yaml_surprises import syntax_problem
+        from grader.yaml_syntax import syntax_problem
 
         raise SpecError([syntax_problem(path, text, error)]) from None
     if root is None:

@@ -23,7 +23,8 @@ from grader.model import Exercise, Verdict
 from grader.outputs import batch_outputs, output
 from grader.records import record
 from grader.workers.job import Graded
-from grader.workers.pool import Pool, open_pool
+from grader.workers.opening import open_pool
+from grader.workers.pool import Pool
 
 DATABASE = "results.sqlite"
 

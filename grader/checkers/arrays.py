@@ -9,7 +9,8 @@ An expected value comes from the reference, or is written in the spec as a mappi
 
 from __future__ import annotations
 
-from grader.checkers import checker, show
+from grader.checkers.registry import checker
+from grader.checkers.shown import show
 from grader.model import CheckResult
 
 KINDS = {"ndarray": "a numpy array", "generic": "a numpy scalar", "Series": "a pandas Series",

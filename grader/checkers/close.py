@@ -6,7 +6,8 @@ import math
 from builtins import abs as builtins_abs  # the checker's own `abs` argument shadows the builtin
 from fractions import Fraction
 
-from grader.checkers import checker, show, type_name
+from grader.checkers.registry import checker
+from grader.checkers.shown import show, type_name
 from grader.model import CheckResult
 
 

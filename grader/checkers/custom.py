@@ -9,7 +9,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from grader.checkers import CheckerError, checker
+from grader.checkers.registry import CheckerError, checker
 from grader.model import CheckResult
 
 _loaded: dict[tuple[str, int], dict[str, object]] = {}  # (file, mtime) -> its namespace

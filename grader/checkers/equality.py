@@ -3,8 +3,10 @@ and `unordered` (a list in any order, types kept), on values read as data in the
 
 from __future__ import annotations
 
-from grader.checkers import (_a_type, _merge_difference, _not_plain_feedback, checker, describe_difference, show,
-                             item_types, loose, members, multiset_difference, not_plain)
+from grader.checkers.canonical import (_a_type, _merge_difference, _not_plain_feedback, describe_difference,
+                                       item_types, loose, members, multiset_difference, not_plain)
+from grader.checkers.registry import checker
+from grader.checkers.shown import show
 from grader.model import CheckResult
 from grader.sandbox.wire import Items
 from grader.words import a, count

@@ -57,7 +57,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     actions = serve.add_subparsers(dest="action", metavar="ACTION", required=False)
     token = actions.add_parser("token", help="issue a token for one student (printed once)")
     token.add_argument("student", metavar="STUDENT", help="the student, as the roster's folder column names them")
-    token.add_argument("--staff", action="store_true", help="a staff token: sees and regrades everything")
+    role = token.add_mutually_exclusive_group()
+    role.add_argument("--staff", "--instructor", dest="staff", action="store_true",
+                      help="an instructor's token: sees everything, regrades, releases reviews (docs/ta.md)")
+    role.add_argument("--ta", action="store_true",
+                      help="a TA's token: sees everything, reviews, answers regrade requests, overrides; "
+                           "no regrades, releases or LMS sync (docs/ta.md)")
     _state_option(token)
     token.set_defaults(run=run_token)
     many = actions.add_parser("tokens", help="issue a token per roster student, printed as CSV")
@@ -112,12 +117,12 @@ def _address(text: str) -> str:
 
 def run_token(args: argparse.Namespace) -> ExitCode:
     from grader.server.state import State
-    from grader.server.tokens import issue
+    from grader.server.tokens import Role, issue
 
     if not args.student.strip() or any(ord(c) < 32 for c in args.student):
         raise UsageError("a student's name is printable text")
     state = State(args.state, args.database)
-    print(issue(state, args.student, staff=args.staff))
+    print(issue(state, args.student, Role.INSTRUCTOR if args.staff else Role.TA if args.ta else Role.STUDENT))
     return ExitCode.OK
 
 

@@ -14,9 +14,17 @@ from grader.records import record
 
 if TYPE_CHECKING:
     from grader.handins.names import NameRule
-    from grader.handins.notebook import Cell
 
 SOURCE_NAME = "submission.py"  # what the sandbox's harness calls the entry module in its tracebacks
+
+
+@record
+class Cell:
+    """Where one notebook code cell's lines are in the module the notebook runs as."""
+
+    number: int  # 1-based among all the notebook's cells, markdown included, as the notebook shows them
+    first_line: int  # of the module, 1-based
+    lines: int
 
 
 @record

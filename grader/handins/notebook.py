@@ -7,21 +7,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from grader.handins.base import Context, Handin, refuse
+from grader.handins.base import Cell, Context, Handin, refuse
 from grader.handins.text import read_bytes
 from grader.model import Verdict
-from grader.records import record
 
 MAX_NOTEBOOK_BYTES = 8 << 20  # outputs (plots as base64) make notebooks far larger than their code
-
-
-@record
-class Cell:
-    """Where one notebook code cell's lines are in the module the notebook runs as."""
-
-    number: int  # 1-based among all the notebook's cells, markdown included, as the notebook shows them
-    first_line: int  # of the module, 1-based
-    lines: int
 
 
 class NotebookForm:

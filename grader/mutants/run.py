@@ -22,7 +22,7 @@ from grader.mutants.probes import probe_exercise, probe_input, same_answer
 from grader.mutants.rules import Mutant, make_mutants
 from grader.records import record
 from grader.validation.references import ACCEPTED, find_references
-from grader.workers.pool import open_pool
+from grader.workers.opening import open_pool
 
 MOST = 40  # mutants per exercise unless --most says otherwise: ~40 make a course as long as its class
 

@@ -12,18 +12,22 @@ from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import RedirectResponse, Response
+from starlette.responses import Response
+from starlette.routing import BaseRoute
 
 from grader.analytics.export import tables
 from grader.analytics.handins import Handin
 from grader.outputs.cells import csv_text
+from grader.server.access import STAFF_ONLY, route
+from grader.server.roles import Caller
+from grader.server.web import Reply, Server, error, not_found, page, server_of
 
 MUTANTS_FILE = "mutants.json"  # in the course's folder, beside exercises/
 FORMATS = ("json", "csv")
 TABLES = ("exercises", "tests", "wrong-answers", "failure-patterns", "mutants")
 
 
-def handins_of(server: Any, exercise: str) -> list[Handin]:
+def handins_of(server: Server, exercise: str) -> list[Handin]:
     """Every graded submission of the exercise, its report as staff see it, oldest first."""
     from grader.analytics.reports import staff_report
 
@@ -31,7 +35,7 @@ def handins_of(server: Any, exercise: str) -> list[Handin]:
             for s in server.state.list(exercise=exercise, status="done") if s.report is not None]
 
 
-def mutants_of(server: Any) -> dict[str, list[Any]]:
+def mutants_of(server: Server) -> dict[str, list[Any]]:
     """The course's mutants, when `validate --mutants` wrote them there; none when the file is absent or not
     validate's (a page of analytics never fails for it)."""
     from grader.analytics.mutants import load_mutants
@@ -46,7 +50,7 @@ def mutants_of(server: Any) -> dict[str, list[Any]]:
         return {}
 
 
-def exercise_entry(server: Any, exercise: str) -> dict[str, object]:
+def exercise_entry(server: Server, exercise: str) -> dict[str, object]:
     """The exercise's analytics (grader/schemas/analytics.schema.json's exercise), empty when nobody handed it in."""
     from grader.analytics import exercise_analytics
     from grader.analytics.engine import empty_exercise
@@ -55,25 +59,9 @@ def exercise_entry(server: Any, exercise: str) -> dict[str, object]:
     return found if found is not None else empty_exercise(exercise)
 
 
-def _staff_or_refusal(server: Any, request: Request) -> Response | None:
-    from grader.server.app import caller_of, error, unauthorized
-
-    caller = caller_of(server, request)
-    if caller is None:
-        return unauthorized()
-    if not caller.staff:
-        return error(403, "the analytics are for staff")
-    return None
-
-
-async def get_analytics(request: Request) -> Response:
+async def get_analytics(request: Request, caller: Caller) -> Response:
     """GET /api/analytics?exercise=ID[&format=csv&table=NAME]."""
-    from grader.server.app import Reply, error
-
-    server = request.app.state.server
-    refusal = _staff_or_refusal(server, request)
-    if refusal is not None:
-        return refusal
+    server = server_of(request)
     query = request.query_params
     exercise = query.get("exercise")
     if not exercise:
@@ -93,19 +81,18 @@ async def get_analytics(request: Request) -> Response:
                     headers={"Content-Disposition": f'attachment; filename="{table}.csv"'})
 
 
-async def analytics_page(request: Request) -> Response:
+async def analytics_page(request: Request, caller: Caller) -> Response:
     """/staff/analytics/ID: per test, the shares failing, the wrong answers, the first pass, the mutants."""
-    from grader.server.app import caller_of
-    from grader.server.pages import not_found, page
-
-    server = request.app.state.server
-    caller = caller_of(server, request)
-    if caller is None:
-        return RedirectResponse("/", status_code=303)
-    if not caller.staff:
-        return page(request, "message.html.j2", 403, title="Staff only", message="This page is for staff.")
+    server = server_of(request)
     exercise = request.path_params["exercise"]
     if exercise not in server.exercises.ids():
         return not_found(request, "No such exercise.")
     entry = await run_in_threadpool(exercise_entry, server, exercise)
     return page(request, "staff_analytics.html.j2", exercise=exercise, entry=entry)
+
+
+def analytics_routes() -> list[BaseRoute]:
+    return [
+        route("/api/analytics", get_analytics, ["GET"], STAFF_ONLY),
+        route("/staff/analytics/{exercise}", analytics_page, ["GET"], STAFF_ONLY, answer="page"),
+    ]

@@ -13,16 +13,19 @@ from typing import Any
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute
+
+from grader.server.access import ANYONE, route
+from grader.server.roles import Caller
 
 NO_STORE = {"Cache-Control": "no-store"}
 
 
-async def healthz(request: Request) -> Response:
+async def healthz(request: Request, caller: Caller | None) -> Response:
     return JSONResponse({"status": "ok"}, headers=NO_STORE)
 
 
-async def readyz(request: Request) -> Response:
+async def readyz(request: Request, caller: Caller | None) -> Response:
     server: Any = request.app.state.server
     database, workers = await run_in_threadpool(_probe, server)
     ready = database == "ok" and workers > 0
@@ -43,5 +46,5 @@ def _probe(server: Any) -> tuple[str, int]:
     return database, workers
 
 
-def health_routes() -> list[Route]:
-    return [Route("/healthz", healthz, methods=["GET"]), Route("/readyz", readyz, methods=["GET"])]
+def health_routes() -> list[BaseRoute]:
+    return [route("/healthz", healthz, ["GET"], ANYONE), route("/readyz", readyz, ["GET"], ANYONE)]

@@ -27,7 +27,8 @@ from grader.server.database import Postgres
 from grader.server.state import State, Submission
 from grader.version import grader_version
 from grader.workers.job import Done, GradingKey, Job, job_request, pack, resolve
-from grader.workers.pool import DIED, RETRIES, Pool, open_pool
+from grader.workers.opening import open_pool
+from grader.workers.pool import DIED, RETRIES, Pool
 
 __all__ = ["DIED", "Exercises", "GradingLoop", "grade_without_sandbox"]
 

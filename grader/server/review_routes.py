@@ -11,14 +11,14 @@ from urllib.parse import quote
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
-from starlette.routing import BaseRoute, Route
+from starlette.routing import BaseRoute
 
 from grader.errors import GraderError
 from grader.server import inputs, reviews
-from grader.server.app import Reply, caller_of, changer_of, error, refused, unauthorized
 from grader.server.inputs import Refused
-from grader.server.pages import csrf_ok, forbidden, page
 from grader.server.tokens import Caller
+from grader.server.access import INSTRUCTOR, SIGNED_IN, STAFF_ONLY, STUDENT, route
+from grader.server.web import Reply, csrf_ok, error, forbidden, page, refused, server_of
 
 AUDIT_FORMATS = ("json", "csv")
 REQUEST_STATUSES = ("open", "answered")
@@ -26,35 +26,28 @@ FORM_FIELDS = 2 * reviews.COMMENTS_MOST + 120  # a review form: its comments' tw
 
 
 # ---------------------------------------------------------------- the API
-async def _changer(request: Request) -> tuple[Caller, Any] | Reply:
-    """The Bearer caller and the JSON body of a POST, or the reply that refuses it."""
-    caller = changer_of(request.app.state.server, request)
-    if isinstance(caller, Reply):
-        return caller
+async def _body(request: Request) -> Any | Reply:
+    """The JSON body of a POST, or the reply that refuses it."""
     try:
-        return caller, inputs.json_body(await request.body(), "see /api/openapi.json")
+        return inputs.json_body(await request.body(), "see /api/openapi.json")
     except Refused as problem:
         return refused(problem)
 
 
-async def post_review(request: Request) -> Response:
-    sent = await _changer(request)
-    if isinstance(sent, Reply):
-        return sent
-    caller, body = sent
+async def post_review(request: Request, caller: Caller) -> Response:
+    body = await _body(request)
+    if isinstance(body, Reply):
+        return body
     try:
-        review = await run_in_threadpool(reviews.save_review, request.app.state.server, caller, body)
+        review = await run_in_threadpool(reviews.save_review, server_of(request), caller, body)
     except Refused as problem:
         return refused(problem)
     return Reply(reviews.review_json(review))
 
 
-async def get_review(request: Request) -> Response:
+async def get_review(request: Request, caller: Caller) -> Response:
     """GET /api/reviews?submission=N: staff read any review; a student their own once released."""
-    server = request.app.state.server
-    caller = caller_of(server, request)
-    if caller is None:
-        return unauthorized()
+    server = server_of(request)
     try:
         submission = reviews.submission_of(server, caller, request.query_params.get("submission"))
     except Refused as problem:
@@ -65,25 +58,23 @@ async def get_review(request: Request) -> Response:
     return Reply(reviews.review_json(review))
 
 
-async def post_release(request: Request) -> Response:
-    sent = await _changer(request)
-    if isinstance(sent, Reply):
-        return sent
-    caller, body = sent
+async def post_release(request: Request, caller: Caller) -> Response:
+    body = await _body(request)
+    if isinstance(body, Reply):
+        return body
     try:
-        released = await run_in_threadpool(reviews.release, request.app.state.server, caller, body.get("exercise"),
+        released = await run_in_threadpool(reviews.release, server_of(request), caller, body.get("exercise"),
                                            body.get("student"))
     except Refused as problem:
         return refused(problem)
     return Reply({"released": released})
 
 
-async def post_request(request: Request) -> Response:
-    sent = await _changer(request)
-    if isinstance(sent, Reply):
-        return sent
-    caller, body = sent
-    server = request.app.state.server
+async def post_request(request: Request, caller: Caller) -> Response:
+    body = await _body(request)
+    if isinstance(body, Reply):
+        return body
+    server = server_of(request)
     try:
         asked = await run_in_threadpool(reviews.ask, server, caller, body)
     except Refused as problem:
@@ -92,24 +83,18 @@ async def post_request(request: Request) -> Response:
                  headers={"Location": f"/api/regrade-requests/{asked.id}"})
 
 
-async def list_requests(request: Request) -> Response:
+async def list_requests(request: Request, caller: Caller) -> Response:
     """A student's own requests; staff: everyone's (the inbox), `status` open or answered."""
-    server = request.app.state.server
-    caller = caller_of(server, request)
-    if caller is None:
-        return unauthorized()
+    server = server_of(request)
     status = request.query_params.get("status")
     if status is not None and status not in REQUEST_STATUSES:
         return error(422, f"status is one of {', '.join(REQUEST_STATUSES)}")
-    found = server.state.requests(student=None if caller.staff else caller.student)
+    found = server.state.requests(student=caller.reach(None))
     return Reply({"requests": [reviews.request_json(server, r) for r in found if status in (None, r.status)]})
 
 
-async def get_request(request: Request) -> Response:
-    server = request.app.state.server
-    caller = caller_of(server, request)
-    if caller is None:
-        return unauthorized()
+async def get_request(request: Request, caller: Caller) -> Response:
+    server = server_of(request)
     try:
         found = reviews.request_of(server, caller, request.path_params["number"])
     except Refused as problem:
@@ -117,13 +102,12 @@ async def get_request(request: Request) -> Response:
     return Reply(reviews.request_json(server, found))
 
 
-async def post_request_reply(request: Request) -> Response:
+async def post_request_reply(request: Request, caller: Caller) -> Response:
     """Staff answer a request (and may change the score); its student may write again on it."""
-    sent = await _changer(request)
-    if isinstance(sent, Reply):
-        return sent
-    caller, body = sent
-    server = request.app.state.server
+    body = await _body(request)
+    if isinstance(body, Reply):
+        return body
+    server = server_of(request)
     try:
         found = reviews.request_of(server, caller, request.path_params["number"])
         await run_in_threadpool(reviews.reply, server, caller, found, body)
@@ -132,14 +116,9 @@ async def post_request_reply(request: Request) -> Response:
     return Reply(reviews.request_json(server, server.state.request(found.id)))
 
 
-async def get_audit(request: Request) -> Response:
+async def get_audit(request: Request, caller: Caller) -> Response:
     """GET /api/audit?student=NAME[&format=csv]: every score change of a student (staff)."""
-    server = request.app.state.server
-    caller = caller_of(server, request)
-    if caller is None:
-        return unauthorized()
-    if not caller.staff:
-        return error(403, "the audit is for staff")
+    server = server_of(request)
     kind = request.query_params.get("format", "json")
     if kind not in AUDIT_FORMATS:
         return error(422, f"format is one of {', '.join(AUDIT_FORMATS)}")
@@ -157,22 +136,15 @@ async def get_audit(request: Request) -> Response:
 
 
 # ---------------------------------------------------------------- the pages
-def _signed_in(request: Request) -> Caller | None:
-    return caller_of(request.app.state.server, request)
-
-
 def _refusal(request: Request, problem: Refused) -> Response:
     return page(request, "message.html.j2", problem.status, title="Not stored" if problem.status == 422 else
                 "Not found" if problem.status == 404 else "Not allowed", message=problem.reason)
 
 
-async def review_page(request: Request) -> Response:
+async def review_page(request: Request, caller: Caller) -> Response:
     """A submission's review: staff write it (rubric, line comments); its student reads it once released,
     comments beside the lines, and asks for a regrade there."""
-    caller = _signed_in(request)
-    if caller is None:
-        return RedirectResponse("/", status_code=303)
-    server = request.app.state.server
+    server = server_of(request)
     try:
         submission = reviews.submission_at(server, caller, request.path_params["number"])
         rubric = reviews.rubric_of(server, submission.exercise)
@@ -198,10 +170,7 @@ async def review_page(request: Request) -> Response:
     return page(request, "review.html.j2", staff=caller.staff, **await run_in_threadpool(facts))
 
 
-async def review_form(request: Request) -> Response:
-    caller = _signed_in(request)
-    if caller is None or not caller.staff:
-        return RedirectResponse("/", status_code=303)
+async def review_form(request: Request, caller: Caller) -> Response:
     async with request.form(max_files=0, max_fields=FORM_FIELDS) as form:
         if not csrf_ok(request, form.get("csrf")):
             return forbidden(request)
@@ -209,44 +178,35 @@ async def review_form(request: Request) -> Response:
                     if str(line).strip() or str(text).strip()]
         body = {"rubric": form.getlist("rubric"), "comments": comments, "summary": form.get("summary", "")}
     try:
-        body["submission"] = reviews.submission_at(request.app.state.server, caller, request.path_params["number"]).id
-        await run_in_threadpool(reviews.save_review, request.app.state.server, caller, body)
+        body["submission"] = reviews.submission_at(server_of(request), caller, request.path_params["number"]).id
+        await run_in_threadpool(reviews.save_review, server_of(request), caller, body)
     except Refused as problem:
         return _refusal(request, problem)
     return RedirectResponse(f"/submissions/{body['submission']}/review", status_code=303)
 
 
-async def reviews_page(request: Request) -> Response:
+async def reviews_page(request: Request, caller: Caller) -> Response:
     """Staff: every review, pending ones marked, and the forms that release them."""
-    caller = _signed_in(request)
-    if caller is None or not caller.staff:
-        return RedirectResponse("/", status_code=303)
-    server = request.app.state.server
+    server = server_of(request)
     found = [reviews.review_json(r) for r in server.state.reviews()]
     return page(request, "reviews.html.j2", reviews=found, exercises=server.exercises.ids(),
                 students=server.state.students(), message=request.query_params.get("message", ""))
 
 
-async def release_form(request: Request) -> Response:
-    caller = _signed_in(request)
-    if caller is None or not caller.staff:
-        return RedirectResponse("/", status_code=303)
+async def release_form(request: Request, caller: Caller) -> Response:
     async with request.form(max_files=0, max_fields=8) as form:
         if not csrf_ok(request, form.get("csrf")):
             return forbidden(request)
         exercise, student = form.get("exercise") or None, form.get("student") or None
     try:
-        released = await run_in_threadpool(reviews.release, request.app.state.server, caller, exercise, student)
+        released = await run_in_threadpool(reviews.release, server_of(request), caller, exercise, student)
     except Refused as problem:
         return _refusal(request, problem)
     return RedirectResponse(f"/staff/reviews?message=released+{len(released)}+review{'' if len(released) == 1 else 's'}", status_code=303)
 
 
-async def request_form(request: Request) -> Response:
+async def request_form(request: Request, caller: Caller) -> Response:
     """A student asks for a regrade from their submission's review page."""
-    caller = _signed_in(request)
-    if caller is None:
-        return RedirectResponse("/", status_code=303)
     async with request.form(max_files=0, max_fields=8) as form:
         if not csrf_ok(request, form.get("csrf")):
             return forbidden(request)
@@ -254,7 +214,7 @@ async def request_form(request: Request) -> Response:
         kind, _, name = about.partition(":")
         body = {"submission": form.get("submission"), "message": form.get("message"),
                 **({"test": name} if kind == "test" else {"rubric_item": name} if kind == "rubric" else {})}
-    server = request.app.state.server
+    server = server_of(request)
     try:
         asked = await run_in_threadpool(reviews.ask, server, caller, body)
     except Refused as problem:
@@ -262,11 +222,8 @@ async def request_form(request: Request) -> Response:
     return RedirectResponse(f"/regrade-requests/{asked.id}", status_code=303)
 
 
-async def request_page(request: Request) -> Response:
-    caller = _signed_in(request)
-    if caller is None:
-        return RedirectResponse("/", status_code=303)
-    server = request.app.state.server
+async def request_page(request: Request, caller: Caller) -> Response:
+    server = server_of(request)
     try:
         found = reviews.request_of(server, caller, request.path_params["number"])
     except Refused as problem:
@@ -281,17 +238,14 @@ async def request_page(request: Request) -> Response:
                 most=most)
 
 
-async def reply_form(request: Request) -> Response:
-    caller = _signed_in(request)
-    if caller is None:
-        return RedirectResponse("/", status_code=303)
+async def reply_form(request: Request, caller: Caller) -> Response:
     async with request.form(max_files=0, max_fields=8) as form:
         if not csrf_ok(request, form.get("csrf")):
             return forbidden(request)
         body = {"message": form.get("message")}
         if caller.staff and form.get("score"):
             body["score"] = form.get("score")
-    server = request.app.state.server
+    server = server_of(request)
     try:
         found = reviews.request_of(server, caller, request.path_params["number"])
         await run_in_threadpool(reviews.reply, server, caller, found, body, True)
@@ -300,23 +254,17 @@ async def reply_form(request: Request) -> Response:
     return RedirectResponse(f"/regrade-requests/{found.id}", status_code=303)
 
 
-async def inbox(request: Request) -> Response:
+async def inbox(request: Request, caller: Caller) -> Response:
     """Staff: every regrade request, open ones first; a student: their own."""
-    caller = _signed_in(request)
-    if caller is None:
-        return RedirectResponse("/", status_code=303)
-    server = request.app.state.server
-    found = server.state.requests(student=None if caller.staff else caller.student)
+    server = server_of(request)
+    found = server.state.requests(student=caller.reach(None))
     found.sort(key=lambda r: (r.status != "open", -r.id))
     return page(request, "inbox.html.j2", staff=caller.staff,
                 requests=[reviews.request_json(server, r) for r in found])
 
 
-async def audit_page(request: Request) -> Response:
-    caller = _signed_in(request)
-    if caller is None or not caller.staff:
-        return RedirectResponse("/", status_code=303)
-    server = request.app.state.server
+async def audit_page(request: Request, caller: Caller) -> Response:
+    server = server_of(request)
     student = request.query_params.get("student", "")
     if student not in server.state.students():
         return page(request, "message.html.j2", 404, title="Not found", message="No such student.")
@@ -325,21 +273,24 @@ async def audit_page(request: Request) -> Response:
                 csv=f"/api/audit?student={quote(student, safe='')}&format=csv")
 
 
-def audit_of(request: Request, student: str) -> list[dict[str, object]]:
-    """The student's audit, for the student's staff page (pages.staff_student)."""
-    return reviews.audit_rows(request.app.state.server, student)
-
-
-def review_pages() -> list[BaseRoute]:
-    """The pages' routes (the API's are listed in app.make_app, beside the others)."""
+def review_routes() -> list[BaseRoute]:
+    """The API's routes and the pages' of reviews, regrade requests and the audit."""
     return [
-        Route("/submissions/{number}/review", review_page, methods=["GET"]),
-        Route("/submissions/{number}/review", review_form, methods=["POST"]),
-        Route("/staff/reviews", reviews_page, methods=["GET"]),
-        Route("/staff/reviews/release", release_form, methods=["POST"]),
-        Route("/regrade-requests", inbox, methods=["GET"]),
-        Route("/regrade-requests", request_form, methods=["POST"]),
-        Route("/regrade-requests/{number}", request_page, methods=["GET"]),
-        Route("/regrade-requests/{number}", reply_form, methods=["POST"]),
-        Route("/staff/audit", audit_page, methods=["GET"]),
+        route("/api/reviews", post_review, ["POST"], STAFF_ONLY),
+        route("/api/reviews", get_review, ["GET"], SIGNED_IN),
+        route("/api/reviews/release", post_release, ["POST"], INSTRUCTOR),
+        route("/api/regrade-requests", post_request, ["POST"], STUDENT),
+        route("/api/regrade-requests", list_requests, ["GET"], SIGNED_IN),
+        route("/api/regrade-requests/{number}", get_request, ["GET"], SIGNED_IN, owner="request"),
+        route("/api/regrade-requests/{number}", post_request_reply, ["POST"], SIGNED_IN, owner="request"),
+        route("/api/audit", get_audit, ["GET"], STAFF_ONLY),
+        route("/submissions/{number}/review", review_page, ["GET"], SIGNED_IN, owner="submission", answer="page"),
+        route("/submissions/{number}/review", review_form, ["POST"], STAFF_ONLY, answer="page"),
+        route("/staff/reviews", reviews_page, ["GET"], STAFF_ONLY, answer="page"),
+        route("/staff/reviews/release", release_form, ["POST"], INSTRUCTOR, answer="page"),
+        route("/regrade-requests", inbox, ["GET"], SIGNED_IN, answer="page"),
+        route("/regrade-requests", request_form, ["POST"], STUDENT, answer="page"),
+        route("/regrade-requests/{number}", request_page, ["GET"], SIGNED_IN, owner="request", answer="page"),
+        route("/regrade-requests/{number}", reply_form, ["POST"], SIGNED_IN, owner="request", answer="page"),
+        route("/staff/audit", audit_page, ["GET"], STAFF_ONLY, answer="page"),
     ]

@@ -20,7 +20,7 @@ from grader.server.tokens import Caller
 from grader.server.views import combined, iso, scores_of, seen_by_student
 
 if TYPE_CHECKING:
-    from grader.server.app import Server
+    from grader.server.web import Server
 
 MESSAGE_MOST = 4000  # characters of a comment, a summary or a message
 COMMENTS_MOST = 200  # line comments in one review

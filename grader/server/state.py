@@ -24,152 +24,16 @@ from typing import Any
 
 from grader.errors import UsageError
 from grader.model import Report
-from grader.records import record
 from grader.server.database import Postgres, sqlite
+from grader.server.rows import Change, Message, Override, RegradeRequest, Review, Submission
+from grader.server.schema import MIGRATIONS, migrate
 
 DATABASE = "state.sqlite"
 UPLOADS = "uploads"
 INCOMING = ".incoming-"  # uploads/.incoming-*: received, not stored yet (never graded)
 STATUSES = ("queued", "running", "done", "error")
-
-# Applied in order from the database's PRAGMA user_version up, in the transaction that opens it: an old
-# state folder is upgraded in place on start. Only ever append.
-MIGRATIONS: tuple[tuple[str, ...], ...] = (
-    (  # 1: tokens, submissions, overrides
-        """CREATE TABLE tokens (
-            digest TEXT PRIMARY KEY,        -- sha256 of the token: the token itself is never stored
-            student TEXT NOT NULL, staff INTEGER NOT NULL, created_at REAL NOT NULL)""",
-        """CREATE TABLE submissions (
-            id INTEGER PRIMARY KEY AUTOINCREMENT,
-            student TEXT NOT NULL, exercise TEXT NOT NULL,
-            file TEXT NOT NULL,             -- relative to the state folder, chosen by the server
-            sent_name TEXT NOT NULL,        -- the name the client gave: shown (escaped), never a path
-            sha256 TEXT NOT NULL, submitted_at REAL NOT NULL,
-            status TEXT NOT NULL,           -- queued, running, done, error
-            attempts INTEGER NOT NULL DEFAULT 0,  -- how many times a worker was handed it
-            claimed_by TEXT,                -- the server grading it (several may share a database)
-            exercise_digest TEXT,           -- what the exercise was when it was graded (regrades compare it)
-            report BLOB,                    -- the pickled Report, with staff details; None until graded
-            error TEXT, graded_at REAL)""",
-        "CREATE INDEX submissions_of ON submissions (student, exercise)",
-        "CREATE INDEX submissions_by_status ON submissions (status)",
-        """CREATE TABLE overrides (         -- a TA's score for a student's exercise: survives regrades
-            student TEXT NOT NULL, exercise TEXT NOT NULL, score REAL NOT NULL, reason TEXT NOT NULL,
-            staff_member TEXT NOT NULL, at REAL NOT NULL, PRIMARY KEY (student, exercise))""",
-    ),
-    (  # 2: identical hand-ins are graded once, as in a batch: found by their content
-        "CREATE INDEX submissions_by_content ON submissions (sha256, exercise)",
-    ),
-    (  # 3: how long its grading took on a worker: what a queue's wait is measured against
-        "ALTER TABLE submissions ADD COLUMN grading_seconds REAL",
-    ),
-    (  # 4: the human half of grading: reviews, regrade requests, and the audit of every score change
-        """CREATE TABLE reviews (           -- a TA's review of one submission: tied to its code, kept by regrades
-            submission BIGINT PRIMARY KEY, student TEXT NOT NULL, exercise TEXT NOT NULL,
-            items TEXT NOT NULL,            -- JSON: the rubric items ticked, with their points as reviewed
-            comments TEXT NOT NULL,         -- JSON: [{"line": N, "text": ...}], lines of that submission's code
-            summary TEXT NOT NULL, points REAL NOT NULL,
-            staff_member TEXT NOT NULL, at REAL NOT NULL,
-            released_at REAL)               -- NULL until staff release it: the student sees nothing before""",
-        "CREATE INDEX reviews_of ON reviews (student, exercise)",
-        """CREATE TABLE regrade_requests (  -- a student's question about a test or a rubric item of a submission
-            id INTEGER PRIMARY KEY AUTOINCREMENT, submission BIGINT NOT NULL, student TEXT NOT NULL,
-            exercise TEXT NOT NULL, about TEXT NOT NULL, status TEXT NOT NULL, at REAL NOT NULL)""",
-        "CREATE INDEX regrade_requests_of ON regrade_requests (student)",
-        """CREATE TABLE request_messages (  -- the thread of a regrade request, both sides
-            id INTEGER PRIMARY KEY AUTOINCREMENT, request BIGINT NOT NULL, author TEXT NOT NULL,
-            staff INTEGER NOT NULL, text TEXT NOT NULL, at REAL NOT NULL, score REAL)""",
-        "CREATE INDEX request_messages_of ON request_messages (request)",
-        """CREATE TABLE audit (             -- every score change: who, when, from what to what, why
-            id INTEGER PRIMARY KEY AUTOINCREMENT, student TEXT NOT NULL, exercise TEXT NOT NULL,
-            submission BIGINT, what TEXT NOT NULL, who TEXT NOT NULL, at REAL NOT NULL,
-            before REAL, after REAL, why TEXT NOT NULL)""",
-        "CREATE INDEX audit_of ON audit (student, at)",
-    ),
-)
-
-
-@record
-class Submission:
-    id: int
-    student: str
-    exercise: str
-    file: str
-    sent_name: str
-    sha256: str
-    submitted_at: float
-    status: str
-    attempts: int
-    exercise_digest: str | None
-    report: Report | None
-    error: str | None
-    graded_at: float | None
-    grading_seconds: float | None = None  # its last grading's wall-clock time on a worker, the queue's wait left out
-    review_points: float | None = None  # its review's points once released to the student (views.combined)
-
-
-@record
-class Override:
-    student: str
-    exercise: str
-    score: float
-    reason: str
-    by: str
-    at: float
-
-
-@record
-class Review:
-    """A TA's review of one submission: the rubric items ticked (id, points, description as reviewed) and
-    comments on lines of that submission's code."""
-    submission: int
-    student: str
-    exercise: str
-    items: tuple[tuple[str, float, str], ...]
-    comments: tuple[tuple[int, str], ...]
-    summary: str
-    points: float
-    by: str
-    at: float
-    released_at: float | None = None
-
-
-@record
-class RegradeRequest:
-    id: int
-    submission: int
-    student: str
-    exercise: str
-    about: str  # "test:NAME" or "rubric:ID"
-    status: str  # open, answered
-    at: float
-
-
-@record
-class Message:
-    """One message of a regrade request's thread; `score`: the score staff set with it, if they changed it."""
-    id: int
-    request: int
-    author: str
-    staff: bool
-    text: str
-    at: float
-    score: float | None = None
-
-
-@record
-class Change:
-    """A row of the audit: a score changed (or a change to one was made: a review, its release)."""
-    student: str
-    exercise: str
-    submission: int | None
-    what: str  # regrade, override, review, release, late, request
-    who: str
-    at: float
-    before: float | None
-    after: float | None
-    why: str
-
+__all__ = ["MIGRATIONS", "STATUSES", "Change", "Message", "Override", "RegradeRequest", "Review", "State",
+           "Submission", "migrate"]
 
 _COLUMNS = ("s.id, s.student, s.exercise, s.file, s.sent_name, s.sha256, s.submitted_at, s.status, s.attempts, "
             "s.exercise_digest, s.report, s.error, s.graded_at, s.grading_seconds, r.points")
@@ -226,17 +90,18 @@ class State:
             self.db.close()
 
     # ------------------------------------------------------------ tokens
-    def add_token(self, digest: str, student: str, staff: bool) -> None:
+    def add_token(self, digest: str, student: str, level: int) -> None:
+        """`level`: the role's (roles.LEVELS): 0 a student, 1 an instructor, 2 a TA."""
         with self.transaction() as db:
-            db.execute("INSERT INTO tokens VALUES (?, ?, ?, ?)", (digest, student, int(staff), time.time()))
+            db.execute("INSERT INTO tokens VALUES (?, ?, ?, ?)", (digest, student, int(level), time.time()))
 
-    def token(self, digest: str) -> tuple[str, str, bool] | None:
-        """(stored digest, student, staff) of the token with this digest."""
+    def token(self, digest: str) -> tuple[str, str, int] | None:
+        """(stored digest, student, role's level) of the token with this digest."""
         rows = self._read("SELECT digest, student, staff FROM tokens WHERE digest = ?", (digest,))
-        return (rows[0][0], rows[0][1], bool(rows[0][2])) if rows else None
+        return (rows[0][0], rows[0][1], int(rows[0][2])) if rows else None
 
     def students(self) -> list[str]:
-        rows = self._read("SELECT DISTINCT student FROM tokens WHERE staff = 0 UNION "
+        rows = self._read("SELECT DISTINCT student FROM tokens WHERE staff NOT IN (1, 2) UNION "  # roles.LEVELS
                           "SELECT DISTINCT student FROM submissions ORDER BY 1")
         return [row[0] for row in rows]
 
@@ -501,17 +366,6 @@ def _audit(db: Any, change: Change) -> None:
                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                (change.student, change.exercise, change.submission, change.what, change.who, change.at,
                 change.before, change.after, change.why))
-
-
-def migrate(db: Any) -> None:
-    """Bring the database up to the last migration, inside the caller's transaction."""
-    current = db.version()
-    if current > len(MIGRATIONS):
-        raise UsageError(f"the server's state was written by a newer grader (schema {current}); upgrade grader")
-    for version in range(current, len(MIGRATIONS)):
-        for statement in MIGRATIONS[version]:
-            db.execute(statement)
-    db.set_version(len(MIGRATIONS))
 
 
 def _write_durably(path: Path, data: bytes, parents: int = 2) -> None:

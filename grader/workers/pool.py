@@ -14,7 +14,6 @@ import os
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from dataclasses import replace
-from pathlib import Path
 
 from grader.model import Verdict
 from grader.workers.job import Done, Graded, Job, uniform_report
@@ -113,17 +112,3 @@ class Pool(ABC):
 def failed(job: Job, reason: str) -> Done:
     report = uniform_report(job.exercise, job.label, Verdict.GRADER_ERROR, reason)
     return Done(job, Graded(job.key, report, 0.0, 0.0, "-"), reason)
-
-
-def open_pool(workers: int, cluster: str | None, exercises_dir: Path) -> Pool:
-    """The pool a front door grades on: `cluster` (tcp://HOST:PORT or local:N) names a Dask cluster, else
-    `workers` local processes. The workers of a course with an environment load numpy and pandas at start,
-    for its answers, whoever opens the pool."""
-    if cluster:
-        from grader.workers.cluster import DaskPool
-
-        return DaskPool(cluster)
-    from grader.environment import environment_of_course
-    from grader.workers.local import LocalPool
-
-    return LocalPool(workers, data_values=environment_of_course(exercises_dir) is not None)

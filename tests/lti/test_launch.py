@@ -17,7 +17,7 @@ from tests.server.conftest import ADD, WRONG, Served
 
 def submit(browser: Browser, exercise: str, code: str) -> requests.Response:
     page = browser.get(f"/lti/exercises/{exercise}")
-    csrf = re.search(r"name=csrf value=([\w-]+)", page.text)[1]  # type: ignore[index]
+    csrf = re.search(r'name="csrf" value="([\w-]+)"', page.text)[1]  # type: ignore[index]
     return browser.session.post(f"{browser.platform.tool_url}/lti/exercises/{exercise}", allow_redirects=False,
                                 data={"csrf": csrf, "exercise": exercise}, files={"file": (f"{exercise}.py", code)})
 
@@ -26,9 +26,9 @@ def graded_scores(browser: Browser, exercise: str) -> list[str]:
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         page = browser.get(f"/lti/exercises/{exercise}").text
-        statuses = re.findall(r"<td class=status>(\w+)</td>", page)
+        statuses = re.findall(r'<td class="status">(\w+)</td>', page)
         if statuses and all(s in ("done", "error") for s in statuses):
-            return re.findall(r"<td class=score>([^<]*)</td>", page)
+            return re.findall(r'<td class="score">([^<]*)</td>', page)
         time.sleep(0.3)
     raise AssertionError("not graded in time")
 
@@ -70,13 +70,13 @@ def test_deep_linking_returns_the_picked_exercise_with_its_line_item_signed_by_t
     page = teacher.launch(state, platform.sign(platform.claims(nonce, sub="user-grace", roles=(INSTRUCTOR,),
                                                                message="LtiDeepLinkingRequest")))
     assert page.status_code == 200 and "Add an exercise" in page.text
-    launch_id = re.search(r"name=launch value=([\w-]+)", page.text)[1]  # type: ignore[index]
-    csrf = re.search(r"name=csrf value=([\w-]+)", page.text)[1]  # type: ignore[index]
+    launch_id = re.search(r'name="launch" value="([\w-]+)"', page.text)[1]  # type: ignore[index]
+    csrf = re.search(r'name="csrf" value="([\w-]+)"', page.text)[1]  # type: ignore[index]
     picked = teacher.session.post(f"{platform.tool_url}/lti/deep-link",
                                   data={"csrf": csrf, "launch": launch_id, "exercise": "add"})
     assert picked.status_code == 200
     assert f'action="{platform.issuer}/deep-link-return"' in picked.text
-    token = re.search(r'name=JWT value="([^"]+)"', picked.text)[1]  # type: ignore[index]
+    token = re.search(r'name="JWT" value="([^"]+)"', picked.text)[1]  # type: ignore[index]
     keys = requests.get(f"{platform.tool_url}/lti/jwks", timeout=10).json()["keys"]
     kid = jwt.get_unverified_header(token)["kid"]
     claims = jwt.decode(token, jwt.PyJWK(next(k for k in keys if k["kid"] == kid)).key, algorithms=["RS256"],
@@ -213,7 +213,7 @@ def test_a_forged_or_unknown_deep_linking_launch_id_is_refused(tool: Served, pla
     teacher = Browser(platform)
     teacher.sign_in(sub="user-grace", roles=(INSTRUCTOR,))
     page = teacher.get("/lti/exercises/add")
-    csrf = re.search(r"name=csrf value=([\w-]+)", page.text)[1]  # type: ignore[index]
+    csrf = re.search(r'name="csrf" value="([\w-]+)"', page.text)[1]  # type: ignore[index]
     for launch_id in ("lti1p3-launch-00000000-0000-0000-0000-000000000000", "", "x" * 3000):
         answer = teacher.session.post(f"{platform.tool_url}/lti/deep-link",
                                       data={"csrf": csrf, "launch": launch_id, "exercise": "add"})

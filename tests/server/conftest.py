@@ -44,9 +44,11 @@ class Served:
     tokens: dict[str, str] = field(default_factory=dict)
     extra: tuple[str, ...] = ()
 
-    def token(self, student: str, staff: bool = False) -> str:
+    def token(self, student: str, staff: bool = False, ta: bool = False) -> str:
+        """`staff`: an instructor's token; `ta`: a TA's."""
         if student not in self.tokens:
-            result = run_cli("serve", "token", student, "--state", self.state, *(("--staff",) if staff else ()))
+            role = ("--staff",) if staff else ("--ta",) if ta else ()
+            result = run_cli("serve", "token", student, "--state", self.state, *role)
             assert result.returncode == 0, result.stderr
             self.tokens[student] = result.stdout.strip()
         return self.tokens[student]

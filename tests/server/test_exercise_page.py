@@ -61,6 +61,7 @@ def test_a_page_past_the_deadline_says_so_and_an_unknown_exercise_is_not_found(s
     assert ", passed." in shown and "No limit on submissions." in shown
     missing = served.call("GET", "/exercises/%3Cscript%3E", headers=signed_in(alice))
     assert missing.status == 404 and "<script>" not in missing.body
-    assert served.call("GET", "/exercises/add", follow=False).status == 303  # signed out: to the sign-in
+    signed_out = served.call("GET", "/exercises/add", follow=False)  # signed out: the sign-in, as a 401
+    assert signed_out.status == 401 and "token" in signed_out.body.lower()
     listed = served.call("GET", "/me", headers=signed_in(alice)).body
     assert '<a href="/exercises/add">add</a>' in listed

@@ -227,7 +227,7 @@ def test_a_student_cannot_review_release_answer_read_anothers_request_or_the_aud
     }
     assert refusals == {
         "review": 403, "release": 403, "answer another's": 404, "ask on another's": 404, "read another's": 404,
-        "audit": 403, "audit page": 303, "staff asks": 403, "a request id past any integer": 404,
+        "audit": 403, "audit page": 403, "staff asks": 403, "a request id past any integer": 404,
         "a request id in other digits": 404, "an oversized question": 422, "a score that is not finite": 422,
         "a score over the points": 422, "an audit of nobody": 404}
     assert served.call("GET", "/api/audit?student=alice", ta).body["changes"] == []

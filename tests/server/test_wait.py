@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
-from grader.server.app import Changes
+from grader.server.web import Changes
 from tests.server.conftest import Served
 
 SLOW = "import time\ntime.sleep(3)\n\n\ndef add(a, b):\n    return a + b\n"  # 15 times the wait below

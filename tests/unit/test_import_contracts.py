@@ -54,3 +54,83 @@ def test_no_package_imports_another_package_s_private_names() -> None:
     # What a package keeps private it may change at will: a caller elsewhere that reached in would
     # drift from it (the server once started the batch's workers through its private `_start`).
     assert private_imports_across_packages() == []
+
+
+def module_graph() -> dict[str, set[str]]:
+    """Every grader module -> the grader modules it imports, counting every import: at load time, inside a
+    function and under TYPE_CHECKING (import-linter's contracts see the first and the last, not the second)."""
+    modules = {}
+    for path in GRADER.rglob("*.py"):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+
+    def resolved(name: str) -> str | None:
+        while name and name not in modules:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph: dict[str, set[str]] = {module: set() for module in modules}
+    for module, path in modules.items():
+        package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    up = package.split(".")[:len(package.split(".")) - node.level + 1]
+                    base = ".".join([*up, base] if base else up)
+                targets = [f"{base}.{alias.name}" for alias in node.names]  # a submodule, or a name of base
+            else:
+                continue
+            graph[module] |= {found for target in targets if (found := resolved(target)) not in (None, module)}
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm, iteratively)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        while work:
+            node, edges = work[-1]
+            step = next(edges, None)
+            if step is not None:
+                if step not in index:
+                    index[step] = low[step] = len(index)
+                    stack.append(step)
+                    work.append((step, iter(sorted(graph[step]))))
+                elif step in stack:
+                    low[node] = min(low[node], index[step])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def test_no_import_circle_in_the_grader_counting_every_kind_of_import() -> None:
+    # A circle hidden in a function's import or behind TYPE_CHECKING is still a circle: the two modules
+    # cannot be understood, tested or moved apart (the server's routes and app.py once were one).
+    assert circles(module_graph()) == []
+
+
+def test_the_circle_finder_finds_a_circle_of_three_and_ignores_a_chain() -> None:
+    assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert circles({"a": {"b"}, "b": {"c"}, "c": set()}) == []

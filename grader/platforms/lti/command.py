@@ -40,6 +40,13 @@ def add_parser(actions: argparse._SubParsersAction, state_option: Callable[..., 
     keys = steps.add_parser("jwks", help="print the tool's public keys (a JWKS), made on first use")
     state_option(keys)
     keys.set_defaults(run=run_jwks)
+    bind = steps.add_parser("bind", help="serve an LMS course (by its context id) besides the one first linked",
+                            description="The server serves the LMS course it was first launched from, and the "
+                                        "courses bound here: a launch from any other course is refused.")
+    bind.add_argument("--issuer", required=True, help="the platform's issuer")
+    bind.add_argument("--context", required=True, help="the course's context id, as its launches send it")
+    state_option(bind)
+    bind.set_defaults(run=run_bind)
     rotate = steps.add_parser("rotate-key", help="a new signing key; the previous one stays published")
     state_option(rotate)
     rotate.set_defaults(run=run_rotate)
@@ -109,4 +116,11 @@ def run_rotate(args: argparse.Namespace) -> ExitCode:
     from grader.platforms.lti.keys import rotate
 
     print(f"the tool now signs with key {rotate(_store(args))}; the previous key stays published")
+    return ExitCode.OK
+
+
+def run_bind(args: argparse.Namespace) -> ExitCode:
+    store = _store(args)
+    store.add_context(args.issuer, args.context)
+    print(json.dumps([{"issuer": issuer, "context": context} for issuer, context in store.contexts()]))
     return ExitCode.OK

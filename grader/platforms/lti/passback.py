@@ -19,6 +19,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from grader.platforms.lti.store import Store
+from grader.server.web import Server
 
 ROUND_SECONDS = 5.0
 ROSTER_SECONDS = 600.0
@@ -30,7 +31,7 @@ def _backoff(failures: int) -> float:
     return min(2.0 ** failures, 600.0)
 
 
-def send_scores(server: Any, store: Store, now: float | None = None) -> list[dict[str, Any]]:
+def send_scores(server: Server, store: Store, now: float | None = None) -> list[dict[str, Any]]:
     """One round: the scores that changed, sent. What was tried, with the outcome of each."""
     from pylti1p3.assignments_grades import AssignmentsGradesService
     from pylti1p3.grade import Grade
@@ -140,9 +141,9 @@ def read_rosters(store: Store) -> list[dict[str, Any]]:
 class Passback(threading.Thread):
     """The rounds, on a thread of the server's: woken early by a launch, stopped with the process."""
 
-    def __init__(self, server: Any) -> None:
+    def __init__(self, server: Server, store: Store) -> None:
         super().__init__(name="lti-passback", daemon=True)
-        self.server = server
+        self.server, self.store = server, store
         self.woken = threading.Event()
         self.stopped = threading.Event()
         self.last_roster = 0.0
@@ -155,13 +156,11 @@ class Passback(threading.Thread):
         self.woken.set()
 
     def run(self) -> None:
-        store: Store | None = None
         while not self.stopped.is_set():
             try:
-                store = store or Store(self.server.state)
-                send_scores(self.server, store)
-                if time.monotonic() - self.last_roster > ROSTER_SECONDS and store.links():
-                    read_rosters(store)
+                send_scores(self.server, self.store)
+                if time.monotonic() - self.last_roster > ROSTER_SECONDS and self.store.links():
+                    read_rosters(self.store)
                     self.last_roster = time.monotonic()
             except Exception:  # noqa: BLE001 - a closed database at shutdown, a broken spec: next round
                 pass

@@ -1,6 +1,10 @@
 """The tool's routes: /lti/login (OIDC third-party login), /lti/launch (resource link and deep linking),
 /lti/jwks, the exercise page a launch opens, the instructor's pick, and staff's /api/lti/* (status, sync).
 
+`Tool` is the part `grader serve` is handed from above (app.parts_of): it holds the LTI store and the
+passback thread as its own typed fields, and its routes are its methods. It stands on the server's web
+layer (grader/server/web.py: callers, cookies, CSRF, pages from the server's templates) and copies none of it.
+
 A launch signs its user in with the server's own session cookie (a token issued for them, never shown), so
 every page and API of the server knows them. The LMS shows the tool in an iframe from another site: the
 cookies a launch sets are SameSite=None (with Secure; a browser refuses the one without the other), and the
@@ -9,9 +13,8 @@ pages here may be framed, and only by the registered platforms' origins."""
 
 from __future__ import annotations
 
-import hmac
-import html
-import secrets
+import functools
+import threading
 import time
 from typing import Any
 from urllib.parse import urlencode, urlsplit
@@ -19,72 +22,22 @@ from urllib.parse import urlencode, urlsplit
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
-from starlette.routing import BaseRoute, Route
+from starlette.routing import BaseRoute
 
-from grader.platforms.lti.store import Link, Store, is_staff, wanted_name
+from grader.platforms.lti.passback import Passback
+from grader.platforms.lti.store import Link, Store, role_of, wanted_name
+from grader.server import tokens
+from grader.server.actions import accept_upload
+from grader.server.views import shown as seen_by
+from grader.server.access import ANYONE, INSTRUCTOR, SIGNED_IN, STAFF_ONLY, Access, Guarded
+from grader.server.roles import Caller, Role
+from grader.server.web import COOKIE, Server, csrf_ok, page, set_cookie
 
 CSRF_COOKIE = "grader_lti_csrf"
 CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
 AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
 NRPS_CLAIM = "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice"
-
-
-def _store(request: Request) -> Store:
-    server = request.app.state.server
-    store = getattr(server, "_lti_store", None)
-    if store is None:
-        store = Store(server.state)
-        server._lti_store = store  # one per server: its tables are made once
-    return store
-
-
-def _base(request: Request) -> str:
-    return str(request.base_url).rstrip("/")
-
-
-def _framed_by(store: Store) -> str:
-    origins = sorted({f"{p.scheme}://{p.netloc}" for p in (urlsplit(x.login_url) for x in store.platforms())})
-    return " ".join(origins) or "'none'"
-
-
-def _page(request: Request, title: str, body: str, status: int = 200, form_to: str = "") -> HTMLResponse:
-    """A page of the tool's own: no script, framed only by the platforms, forms only to us (or to the
-    platform's deep-linking return)."""
-    store = _store(request)
-    csp = (f"default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; "
-           f"form-action 'self' {form_to}".rstrip() +
-           f"; frame-ancestors 'self' {_framed_by(store)}; base-uri 'none'")
-    text = (f"<!doctype html><html lang=en><head><meta charset=utf-8><title>{html.escape(title)}</title>"
-            "<style>body{font-family:system-ui,sans-serif;margin:1rem}table{border-collapse:collapse}"
-            "td,th{padding:.2rem .6rem;border-bottom:1px solid #ccc;text-align:left}</style></head>"
-            f"<body><main><h1>{html.escape(title)}</h1>{body}</main></body></html>")
-    return HTMLResponse(text, status_code=status, headers={
-        "Content-Security-Policy": csp, "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
-        "Cache-Control": "no-store"})
-
-
-def _refused(request: Request, reason: str, status: int = 403) -> HTMLResponse:
-    return _page(request, "The launch was refused", f"<p>{html.escape(reason)}</p>", status)
-
-
-def _set_cookie(request: Request, response: Response, name: str, value: str, seconds: int | None = None,
-                framed: bool = True) -> None:
-    """`framed`: a cookie the page in the LMS's iframe needs. Framed by another site, a cookie is sent only
-    when SameSite=None, which browsers take only with Secure; a server on plain HTTP (--insecure-cookies)
-    keeps Lax, usable when the LMS is on the same site. A staff session is never SameSite=None: the staff API
-    is not to be reachable by another site's request riding on a cookie."""
-    secure = request.app.state.server.secure_cookies
-    response.set_cookie(name, value, max_age=seconds, httponly=True, secure=secure,
-                        samesite="none" if secure and framed else "lax", path="/")
-
-
-def _csrf(request: Request) -> str:
-    return request.cookies.get(CSRF_COOKIE) or secrets.token_urlsafe(24)
-
-
-def _csrf_ok(request: Request, sent: object) -> bool:
-    expected = request.cookies.get(CSRF_COOKIE)
-    return bool(expected) and isinstance(sent, str) and hmac.compare_digest(expected.encode(), sent.encode())  # type: ignore[union-attr]
+DEEP_LINKING = "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"
 
 
 class BadForm(Exception):
@@ -104,30 +57,8 @@ async def _params(request: Request) -> dict[str, str]:
     return params
 
 
-def _lti_request(request: Request, params: dict[str, str]) -> Any:
-    from grader.platforms.lti.protocol import LtiRequest
-
-    return LtiRequest(params, dict(request.cookies), request.app.state.server.secure_cookies)
-
-
-# ---------------------------------------------------------------- the protocol
-async def login(request: Request) -> Response:
-    from grader.platforms.lti.protocol import LaunchError, login_redirect
-
-    try:
-        params = await _params(request)
-    except BadForm as problem:
-        return _refused(request, f"a malformed login: {problem}", 400)
-    store = _store(request)
-    try:
-        location, cookies = await run_in_threadpool(login_redirect, store, _lti_request(request, params),
-                                                    f"{_base(request)}/lti/launch")
-    except LaunchError as problem:
-        return _refused(request, f"The login could not begin: {problem}", 400)
-    response = RedirectResponse(location, status_code=302)
-    for name, (value, seconds) in cookies.to_set.items():
-        _set_cookie(request, response, name, value, seconds)
-    return response
+def _base(request: Request) -> str:
+    return str(request.base_url).rstrip("/")
 
 
 def _name_of(body: dict[str, Any]) -> str:
@@ -139,293 +70,281 @@ def _name_of(body: dict[str, Any]) -> str:
                         body.get("preferred_username"), body.get("email")], str(body.get("sub")))
 
 
-def _is_staff(body: dict[str, Any]) -> bool:
-    return is_staff(body.get(f"{CLAIM}roles") or [])
+def _role(body: dict[str, Any]) -> Role:
+    return role_of(body.get(f"{CLAIM}roles") or [])
 
 
-async def launch(request: Request) -> Response:
-    from grader.platforms.lti.protocol import CookieLost, LaunchError, validated_launch
-    from grader.server import tokens
-
-    try:
-        params = await _params(request)
-    except BadForm as problem:
-        return _refused(request, f"a malformed launch: {problem}", 400)
-    store = _store(request)
-    server = request.app.state.server
-    try:
-        checked = await run_in_threadpool(validated_launch, store, _lti_request(request, params))
-    except CookieLost as lost:
-        return _new_window(request, lost)
-    except LaunchError as problem:
-        return _refused(request, f"This launch was refused: {problem}")
-    body = checked.get_launch_data()
-    issuer, subject, staff = body["iss"], str(body.get("sub") or ""), _is_staff(body)
-    if not subject:
-        return _refused(request, "an anonymous launch: the tool needs to know who submits")
-    context = str((body.get(f"{CLAIM}context") or {}).get("id", ""))
-    name = store.user(issuer, subject, _name_of(body), staff)
-    store.save_member(issuer, context, subject, body.get("name"), body.get("email"), body.get(f"{CLAIM}roles") or [])
-    from grader.server.pages import COOKIE
-
-    # A browser that launched as this person before keeps its session: a token per launch would fill the
-    # table with tokens of the same person.
-    token = request.cookies.get(COOKIE, "")
-    held = tokens.caller_of(server.state, token)
-    if held is None or held.student != name or held.staff != staff:
-        token = tokens.issue(server.state, name, staff=staff)
-    if checked.is_deep_link_launch():
-        if not staff:
-            return _refused(request, "only an instructor adds exercises to a course")
-        response: Response = _pick_page(request, checked.get_launch_id())
-    elif checked.is_resource_launch():
-        exercise = str((body.get(f"{CLAIM}custom") or {}).get("exercise") or request.query_params.get("exercise", ""))
-        if exercise not in server.exercises.ids():
-            return _refused(request, f"this link names no exercise of this course ({exercise or 'none'})", 404)
-        ags, nrps = body.get(AGS_CLAIM) or {}, body.get(NRPS_CLAIM) or {}
-        link = str((body.get(f"{CLAIM}resource_link") or {}).get("id", ""))
-        store.save_link(Link(issuer, checked.get_client_id(), link, context, exercise, ags.get("lineitem"),
-                             tuple(ags.get("scope") or ()), nrps.get("context_memberships_url")))
-        response = RedirectResponse(f"/lti/exercises/{exercise}", status_code=303)
-        _passback(server).wake()  # a new link or member may have a score waiting
-    else:
-        return _refused(request, "this kind of LTI message is not one the tool answers", 400)
-    _set_cookie(request, response, COOKIE, token, framed=not staff)
-    return response
+SIGNED_LAUNCH = "the LMS's signed launch (its platform's key, registration, deployment, once-only state)"
+ROUTES = (  # path, the Tool's method, HTTP methods, who may call it (grader/server/access.py)
+    ("/lti/login", "login", ("GET", "POST"), Access(ANYONE, answer="lti", proof=SIGNED_LAUNCH)),
+    ("/lti/launch", "launch", ("POST",), Access(ANYONE, answer="lti", proof=SIGNED_LAUNCH)),
+    ("/lti/jwks", "jwks", ("GET",), Access(ANYONE, answer="lti")),
+    ("/lti/deep-link", "deep_link", ("POST",),
+     Access(ANYONE, answer="lti", proof="an instructor's deep-linking launch, held by this browser")),
+    ("/lti/exercises/{exercise}", "exercise_page", ("GET",), Access(SIGNED_IN, answer="lti")),
+    ("/lti/exercises/{exercise}", "exercise_submit", ("POST",), Access(SIGNED_IN, answer="lti")),
+    ("/api/lti/status", "status", ("GET",), Access(STAFF_ONLY)),
+    ("/api/lti/sync", "sync_now", ("POST",), Access(INSTRUCTOR)),
+)
 
 
-def _new_window(request: Request, lost: Any) -> HTMLResponse:
-    """The launch cannot be tied to this browser inside the LMS's page: its cookies did not come back (a
-    browser that blocks third-party cookies, as Chromium and Safari do by default). Nothing of the launch is
-    used; a link begins the same login again in a window of its own, where the tool is the site the browser
-    shows and its cookies are first-party. The link holds only what the LMS's login form held: no token."""
-    body = f"<p>{html.escape(str(lost))}, so the launch could not sign you in here (the login's state).</p>"
-    if lost.login.get("iss"):
-        again = html.escape(f"/lti/login?{urlencode(lost.login)}", quote=True)
-        body += (f"<p><a id=new-window href=\"{again}\" target=_blank rel=noopener>Open the exercise in a new "
-                 "window</a>: you stay signed in to the course there.</p>")
-    return _page(request, "Open the exercise in a new window", body, 403)
+class Tool:
+    """The LTI 1.3 tool, as a part of one server."""
 
+    # Posted by the LMS's page, another site by design: what vouches for them is the platform's signed token
+    # and the login's state, not a browser's session, so the server's same-origin rule leaves them be.
+    cross_site_paths = frozenset({"/lti/login", "/lti/launch"})
 
-async def jwks(request: Request) -> Response:
-    from grader.platforms.lti.keys import jwks as key_set
+    def __init__(self, server: Server) -> None:
+        self.server = server
+        self._passback: Passback | None = None
+        self._starting = threading.Lock()
 
-    return JSONResponse(await run_in_threadpool(key_set, _store(request)), headers={"Cache-Control": "max-age=300"})
+    @functools.cached_property
+    def store(self) -> Store:
+        """Made at the first LTI request: a server no LMS uses makes no table."""
+        return Store(self.server.state)
 
+    def passback(self) -> Passback:
+        with self._starting:
+            if self._passback is None:
+                self._passback = Passback(self.server, self.store)
+                self._passback.start()
+            return self._passback
 
-# ---------------------------------------------------------------- deep linking
-def _pick_page(request: Request, launch_id: str) -> HTMLResponse:
-    server = request.app.state.server
-    csrf = _csrf(request)
-    rows = []
-    for exercise_id in server.exercises.ids():
+    def _has_links(self) -> bool:
         try:
-            title = server.exercises.get(exercise_id)[0].title
-        except Exception:  # noqa: BLE001 - a broken spec is left out of the list
-            continue
-        rows.append(f"<tr><td>{html.escape(title)}</td><td><form method=post action=/lti/deep-link>"
-                    f"<input type=hidden name=csrf value={html.escape(csrf)}>"
-                    f"<input type=hidden name=launch value={html.escape(launch_id)}>"
-                    f"<button name=exercise value={html.escape(exercise_id, quote=True)}>Add {html.escape(exercise_id)}"
-                    "</button></form></td></tr>")
-    response = _page(request, "Add an exercise", f"<table>{''.join(rows)}</table>")
-    _set_cookie(request, response, CSRF_COOKIE, csrf)
-    return response
+            with self.server.state.lock:
+                return bool(self.server.state.db.execute("SELECT 1 FROM lti_links LIMIT 1").fetchall())
+        except Exception:  # noqa: BLE001 - no table: this server was never launched from an LMS
+            return False
 
+    def start(self) -> None:
+        """The sender of scores starts with the first launch, or now if a launch was seen before a restart:
+        a server no LMS uses runs no thread and makes no table."""
+        if self._has_links():
+            self.passback()
 
-async def deep_link(request: Request) -> Response:
-    from pylti1p3.deep_link_resource import DeepLinkResource
-    from pylti1p3.lineitem import LineItem
+    def routes(self) -> list[BaseRoute]:
+        return [Guarded(path, getattr(self, name), methods, access, self._refuse if access.answer == "lti" else None)
+                for path, name, methods, access in ROUTES]
 
-    from grader.platforms.lti.protocol import LaunchError, restored_launch
+    # ------------------------------------------------------------ pages
+    def _page(self, request: Request, template: str, status: int = 200, form_to: str = "",
+              **values: Any) -> HTMLResponse:
+        """A page of the tool's own: framed only by the platforms, forms only to us (or to the platform's
+        deep-linking return), its CSRF cookie one that works framed."""
+        origins = sorted({f"{p.scheme}://{p.netloc}" for p in (urlsplit(x.login_url) for x in self.store.platforms())})
+        csp = (f"default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; "
+               f"form-action 'self' {form_to}".rstrip() +
+               f"; frame-ancestors 'self' {' '.join(origins) or chr(39) + 'none' + chr(39)}; base-uri 'none'")
+        headers = {"Content-Security-Policy": csp, "X-Content-Type-Options": "nosniff",
+                   "Referrer-Policy": "no-referrer", "Cache-Control": "no-store"}
+        return page(request, template, status, headers=headers, csrf_cookie=CSRF_COOKIE, **values)
 
-    try:
-        params = await _params(request)
-    except BadForm as problem:
-        return _refused(request, f"a malformed form: {problem}", 400)
-    if not _csrf_ok(request, params.get("csrf")):
-        return _refused(request, "a stale form: launch the tool again from the course")
-    server, store = request.app.state.server, _store(request)
-    exercise_id = params.get("exercise", "")
-    if exercise_id not in server.exercises.ids():
-        return _refused(request, f"no exercise {exercise_id!r} in this course", 404)
-    try:  # the launch's id is the instructor's proof: given only to the browser that made the launch
-        launched = restored_launch(store, params.get("launch", ""))
-        if not launched.is_deep_link_launch():
-            raise LaunchError("not a deep-linking launch")
-    except LaunchError as problem:
-        return _refused(request, f"the course's request has expired or is unknown: {problem}")
-    if not _is_staff(launched.get_launch_data()):
-        return _refused(request, "only an instructor adds exercises to a course")
-    exercise = server.exercises.get(exercise_id)[0]
-    resource = (DeepLinkResource().set_url(f"{_base(request)}/lti/launch").set_title(exercise.title)
-                .set_custom_params({"exercise": exercise_id})
-                .set_lineitem(LineItem().set_score_maximum(exercise.max_score).set_label(exercise.title)
-                              .set_resource_id(exercise_id).set_tag("grader")))
-    deep = launched.get_deep_link()
-    token = await run_in_threadpool(deep.get_response_jwt, [resource])
-    settings = launched.get_launch_data()["https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"]
-    target = str(settings["deep_link_return_url"])
-    origin = "{0.scheme}://{0.netloc}".format(urlsplit(target))
-    body = (f"<p>{html.escape(exercise.title)} is ready to be added to the course.</p>"
-            f"<form method=post action=\"{html.escape(target, quote=True)}\">"
-            f"<input type=hidden name=JWT value=\"{html.escape(token, quote=True)}\">"
-            "<button id=return>Add it to the course</button></form>")
-    return _page(request, "Add an exercise", body, form_to=origin)
+    def _refused(self, request: Request, reason: str, status: int = 403, title: str = "The launch was refused",
+                 again: str = "") -> HTMLResponse:
+        return self._page(request, "lti_message.html.j2", status, title=title, message=reason, again=again)
 
+    def _refuse(self, request: Request, status: int, reason: str) -> HTMLResponse:
+        return self._refused(request, reason, status, "This was refused" if status != 404 else "Not found")
 
-# ---------------------------------------------------------------- the exercise, as a launch opens it
-def _caller(request: Request) -> Any:
-    from grader.server.app import caller_of
+    def _lti_request(self, request: Request, params: dict[str, str]) -> Any:
+        from grader.platforms.lti.protocol import LtiRequest
 
-    return caller_of(request.app.state.server, request)
+        return LtiRequest(params, dict(request.cookies), self.server.secure_cookies)
 
+    # ------------------------------------------------------------ the protocol
+    async def login(self, request: Request, caller: Caller | None) -> Response:
+        from grader.platforms.lti.protocol import LaunchError, login_redirect
 
-async def exercise_page(request: Request) -> Response:
-    from grader.server.views import shown as seen_by
+        try:
+            params = await _params(request)
+        except BadForm as problem:
+            return self._refused(request, f"a malformed login: {problem}", 400)
+        try:
+            location, cookies = await run_in_threadpool(login_redirect, self.store, self._lti_request(request, params),
+                                                        f"{_base(request)}/lti/launch")
+        except LaunchError as problem:
+            return self._refused(request, f"The login could not begin: {problem}", 400)
+        response = RedirectResponse(location, status_code=302)
+        for name, (value, seconds) in cookies.to_set.items():
+            set_cookie(request, response, name, value, "none", seconds)
+        return response
 
-    caller = _caller(request)
-    server = request.app.state.server
-    exercise_id = request.path_params["exercise"]
-    if caller is None:
-        return _refused(request, "open this exercise from the course in the LMS", 401)
-    if exercise_id not in server.exercises.ids():
-        return _refused(request, "no such exercise", 404)
-    title = server.exercises.get(exercise_id)[0].title
-    now = time.time()
-    rows, busy = [], False
-    for submission in reversed(server.state.list(student=caller.student, exercise=exercise_id)):
-        shown = seen_by(submission, caller, server.rules, now, server.private)
-        report = shown.get("report") or {}
-        busy = busy or submission.status in ("queued", "running")
-        score = (f"{report.get('score')} / {report.get('max_score')}" if isinstance(report, dict) and
-                 report.get("score") is not None else "")
-        rows.append(f"<tr><td><a href=/submissions/{submission.id} target=_blank>#{submission.id}</a></td>"
-                    f"<td class=status>{html.escape(submission.status)}</td><td class=score>{html.escape(score)}</td>"
-                    f"<td>{html.escape(str(shown.get('submitted_at')))}</td></tr>")
-    csrf = _csrf(request)
-    body = (f"<p>Signed in as {html.escape(caller.student)}.</p>"
-            f"<form method=post enctype=multipart/form-data action=/lti/exercises/{html.escape(exercise_id)}>"
-            f"<input type=hidden name=csrf value={html.escape(csrf)}>"
-            f"<input type=hidden name=exercise value={html.escape(exercise_id)}>"
-            "<label>File <input type=file name=file required></label> <button id=submit>Submit</button></form>"
-            f"<div id=submissions-now{' data-live=2' if busy else ''}>"
-            "<table id=submissions><tr><th>submission</th><th>status</th><th>score</th><th>sent</th></tr>"
-            f"{''.join(rows)}</table></div>")
-    if caller.staff:
-        body += await run_in_threadpool(_refused_sends, _store(request), exercise_id)
-    if busy:  # the table updates itself while grading goes on: the server's own live.js, added only
-        body += "<script src=/static/live.js defer></script>"
-    response = _page(request, title, body)
-    if request.cookies.get(CSRF_COOKIE) != csrf:
-        _set_cookie(request, response, CSRF_COOKIE, csrf)
-    return response
+    async def launch(self, request: Request, caller: Caller | None) -> Response:
+        from grader.platforms.lti.protocol import CookieLost, LaunchError, validated_launch
 
+        try:
+            params = await _params(request)
+        except BadForm as problem:
+            return self._refused(request, f"a malformed launch: {problem}", 400)
+        store, server = self.store, self.server
+        try:
+            checked = await run_in_threadpool(validated_launch, store, self._lti_request(request, params))
+        except CookieLost as lost:
+            return self._new_window(request, lost)
+        except LaunchError as problem:
+            return self._refused(request, f"This launch was refused: {problem}")
+        body = checked.get_launch_data()
+        issuer, subject, role = body["iss"], str(body.get("sub") or ""), _role(body)
+        if not subject:
+            return self._refused(request, "an anonymous launch: the tool needs to know who submits")
+        course = body.get(f"{CLAIM}context") if isinstance(body.get(f"{CLAIM}context"), dict) else {}
+        context = str(course.get("id") or "")
+        if not context:
+            return self._refused(request, "the launch names no course of the LMS (its context): the tool serves "
+                                          "one course and needs to know which")
+        if not await run_in_threadpool(store.bind, issuer, context):
+            title = course.get("title") if isinstance(course.get("title"), str) else context
+            return self._refused(request, f"this server serves another course of the LMS, not {title}: ask the "
+                                          "instructor of this course for a tool of its own (or to bind this course to "
+                                          "this server: grader serve lti bind)")
+        name = store.user(issuer, subject, _name_of(body), role)
+        store.save_member(issuer, context, subject, body.get("name"), body.get("email"), body.get(f"{CLAIM}roles") or [])
+        # A browser that launched as this person before keeps its session: a token per launch would fill the
+        # table with tokens of the same person.
+        token = request.cookies.get(COOKIE, "")
+        held = tokens.caller_of(server.state, token)
+        if held is None or held.student != name or held.role is not role:
+            token = tokens.issue(server.state, name, role)
+        if checked.is_deep_link_launch():
+            if role is not Role.INSTRUCTOR:
+                return self._refused(request, "only an instructor adds exercises to a course")
+            response: Response = self._pick_page(request, checked.get_launch_id())
+        elif checked.is_resource_launch():
+            custom = body.get(f"{CLAIM}custom") or {}
+            exercise = str(custom.get("exercise") or request.query_params.get("exercise", ""))
+            if exercise not in server.exercises.ids():
+                return self._refused(request, f"this link names no exercise of this course ({exercise or 'none'})", 404)
+            ags, nrps = body.get(AGS_CLAIM) or {}, body.get(NRPS_CLAIM) or {}
+            link = str((body.get(f"{CLAIM}resource_link") or {}).get("id", ""))
+            store.save_link(Link(issuer, checked.get_client_id(), link, context, exercise, ags.get("lineitem"),
+                                 tuple(ags.get("scope") or ()), nrps.get("context_memberships_url")))
+            response = RedirectResponse(f"/lti/exercises/{exercise}", status_code=303)
+            self.passback().wake()  # a new link or member may have a score waiting
+        else:
+            return self._refused(request, "this kind of LTI message is not one the tool answers", 400)
+        # A staff session is never SameSite=None: the staff API is not to be reachable by another site's
+        # request riding on a cookie.
+        set_cookie(request, response, COOKIE, token, "none" if role is Role.STUDENT else "lax")
+        return response
 
-def _refused_sends(store: Store, exercise_id: str) -> str:
-    """For staff on the exercise's page: the scores the LMS has not taken (yet), with its answer; the
-    passback keeps trying them. (All of them, every exercise's: /api/lti/status.)"""
-    links = {(x.issuer, x.link) for x in store.links() if x.exercise == exercise_id}
-    names = {issuer: store.users(issuer) for issuer, _ in links}
-    rows = [f"<tr><td>{html.escape(names[issuer].get(subject, subject))}</td><td>{wanted}</td><td>{failures}</td>"
-            f"<td class=error>{html.escape(str(error))}</td></tr>"
-            for (issuer, link, subject), (_, wanted, failures, error, _) in sorted(store.sends().items())
-            if (issuer, link) in links and error]
-    if not rows:
-        return "<p id=sends>Every score is in the LMS's gradebook.</p>"
-    return ("<h2>Scores the LMS has not taken</h2><p>Tried again, less often each time, until it takes them.</p>"
-            "<table id=sends><tr><th>student</th><th>score</th><th>tries</th><th>the LMS's answer</th></tr>"
-            f"{''.join(rows)}</table>")
+    def _new_window(self, request: Request, lost: Any) -> HTMLResponse:
+        """The launch cannot be tied to this browser inside the LMS's page: its cookies did not come back (a
+        browser that blocks third-party cookies, as Chromium and Safari do by default). Nothing of the launch
+        is used; a link begins the same login again in a window of its own, where the tool is the site the
+        browser shows and its cookies are first-party. The link holds only what the LMS's login form held."""
+        again = f"/lti/login?{urlencode(lost.login)}" if lost.login.get("iss") else ""
+        return self._refused(request, f"{lost}, so the launch could not sign you in here (the login's state).",
+                             403, "Open the exercise in a new window", again)
 
+    async def jwks(self, request: Request, caller: Caller | None) -> Response:
+        from grader.platforms.lti.keys import jwks as key_set
 
-async def exercise_submit(request: Request) -> Response:
-    from grader.server.app import accept_upload
+        return JSONResponse(await run_in_threadpool(key_set, self.store), headers={"Cache-Control": "max-age=300"})
 
-    caller = _caller(request)
-    if caller is None:
-        return _refused(request, "open this exercise from the course in the LMS", 401)
-    accepted = await accept_upload(request.app.state.server, caller, request,
-                                   csrf=lambda sent: _csrf_ok(request, sent))
-    if accepted.refusal is not None:
-        reason = accepted.refusal.body.decode(errors="replace")
-        return _page(request, "Not submitted", f"<p>{html.escape(reason)}</p>", accepted.refusal.status_code)
-    return RedirectResponse(f"/lti/exercises/{request.path_params['exercise']}", status_code=303)
+    # ------------------------------------------------------------ deep linking
+    def _pick_page(self, request: Request, launch_id: str) -> HTMLResponse:
+        choices = []
+        for exercise_id in self.server.exercises.ids():
+            try:
+                choices.append((exercise_id, self.server.exercises.get(exercise_id)[0].title))
+            except Exception:  # noqa: BLE001 - a broken spec is left out of the list
+                continue
+        return self._page(request, "lti_pick.html.j2", choices=choices, launch=launch_id)
 
+    async def deep_link(self, request: Request, caller: Caller | None) -> Response:
+        from pylti1p3.deep_link_resource import DeepLinkResource
+        from pylti1p3.lineitem import LineItem
 
-# ---------------------------------------------------------------- staff
-async def status(request: Request) -> Response:
-    from grader.server.app import caller_of, error, unauthorized
+        from grader.platforms.lti.protocol import LaunchError, restored_launch
 
-    caller = caller_of(request.app.state.server, request)
-    if caller is None:
-        return unauthorized()
-    if not caller.staff:
-        return error(403, "the LTI status is for staff")
-    store = _store(request)
+        try:
+            params = await _params(request)
+        except BadForm as problem:
+            return self._refused(request, f"a malformed form: {problem}", 400)
+        if not csrf_ok(request, params.get("csrf"), CSRF_COOKIE):
+            return self._refused(request, "a stale form: launch the tool again from the course")
+        exercise_id = params.get("exercise", "")
+        if exercise_id not in self.server.exercises.ids():
+            return self._refused(request, f"no exercise {exercise_id!r} in this course", 404)
+        try:  # the launch's id is the instructor's proof: given only to the browser that made the launch
+            launched = restored_launch(self.store, params.get("launch", ""))
+            if not launched.is_deep_link_launch():
+                raise LaunchError("not a deep-linking launch")
+        except LaunchError as problem:
+            return self._refused(request, f"the course's request has expired or is unknown: {problem}")
+        if _role(launched.get_launch_data()) is not Role.INSTRUCTOR:
+            return self._refused(request, "only an instructor adds exercises to a course")
+        exercise = self.server.exercises.get(exercise_id)[0]
+        resource = (DeepLinkResource().set_url(f"{_base(request)}/lti/launch").set_title(exercise.title)
+                    .set_custom_params({"exercise": exercise_id})
+                    .set_lineitem(LineItem().set_score_maximum(exercise.max_score).set_label(exercise.title)
+                                  .set_resource_id(exercise_id).set_tag("grader")))
+        token = await run_in_threadpool(launched.get_deep_link().get_response_jwt, [resource])
+        target = str(launched.get_launch_data()[DEEP_LINKING]["deep_link_return_url"])
+        return self._page(request, "lti_return.html.j2", form_to="{0.scheme}://{0.netloc}".format(urlsplit(target)),
+                          title=exercise.title, target=target, jwt=token)
 
-    def gather() -> dict[str, Any]:
-        sends = [{"issuer": i, "link": link, "user_id": s, "sent": v[0], "wanted": v[1], "failures": v[2],
-                  "error": v[3], "at": v[4]} for (i, link, s), v in sorted(store.sends().items())]
-        return {"platforms": [{"issuer": p.issuer, "client_id": p.client_id, "deployments": list(p.deployments)}
-                 for p in store.platforms()],
-                "links": [{"issuer": x.issuer, "link": x.link, "context": x.context, "exercise": x.exercise,
-                           "lineitem": x.lineitem} for x in store.links()],
-                "sends": sends, "failed": [s for s in sends if s["error"]], "roster": store.roster()}
+    # ------------------------------------------------------------ the exercise, as a launch opens it
+    async def exercise_page(self, request: Request, caller: Caller) -> Response:
+        server = self.server
+        exercise_id = request.path_params["exercise"]
+        if exercise_id not in server.exercises.ids():
+            return self._refused(request, "no such exercise", 404)
+        title = server.exercises.get(exercise_id)[0].title
+        now = time.time()
+        rows, busy = [], False
+        for submission in reversed(server.state.list(student=caller.student, exercise=exercise_id)):
+            shown = seen_by(submission, caller, server.rules, now, server.private)
+            report = shown.get("report") or {}
+            busy = busy or submission.status in ("queued", "running")
+            score = (f"{report.get('score')} / {report.get('max_score')}" if isinstance(report, dict) and
+                     report.get("score") is not None else "")
+            rows.append({"id": submission.id, "status": submission.status, "score": score,
+                         "sent": str(shown.get("submitted_at"))})
+        sends = await run_in_threadpool(self._refused_sends, exercise_id) if caller.staff else None
+        return self._page(request, "lti_exercise.html.j2", title=title, exercise=exercise_id, who=caller.student,
+                          rows=rows, busy=busy, sends=sends)
 
-    return JSONResponse(await run_in_threadpool(gather))
+    def _refused_sends(self, exercise_id: str) -> list[tuple[str, object, int, str]]:
+        """For staff on the exercise's page: the scores the LMS has not taken (yet), with its answer; the
+        passback keeps trying them. (All of them, every exercise's: /api/lti/status.)"""
+        store = self.store
+        links = {(x.issuer, x.link) for x in store.links() if x.exercise == exercise_id}
+        names = {issuer: store.users(issuer) for issuer, _ in links}
+        return [(names[issuer].get(subject, subject), wanted, failures, str(error))
+                for (issuer, link, subject), (_, wanted, failures, error, _) in sorted(store.sends().items())
+                if (issuer, link) in links and error]
 
+    async def exercise_submit(self, request: Request, caller: Caller) -> Response:
+        accepted = await accept_upload(self.server, caller, request,
+                                       csrf=lambda sent: csrf_ok(request, sent, CSRF_COOKIE))
+        if accepted.refusal is not None:
+            reason = bytes(accepted.refusal.body).decode(errors="replace")
+            return self._refused(request, reason, accepted.refusal.status_code, "Not submitted")
+        return RedirectResponse(f"/lti/exercises/{request.path_params['exercise']}", status_code=303)
 
-async def sync_now(request: Request) -> Response:
-    """Staff: send the scores that changed and read the rosters now, not at the next round."""
-    from grader.platforms.lti.passback import read_rosters, send_scores
-    from grader.server.app import caller_of, error, unauthorized
+    # ------------------------------------------------------------ staff
+    async def status(self, request: Request, caller: Caller) -> Response:
+        store = self.store
 
-    server = request.app.state.server
-    caller = caller_of(server, request)
-    if caller is None:
-        return unauthorized()
-    if not caller.staff:
-        return error(403, "the LTI sync is for staff")
-    store = _store(request)
-    roster = await run_in_threadpool(read_rosters, store)  # first: a learner it lists may have a score to send
-    sent = await run_in_threadpool(send_scores, server, store)
-    return JSONResponse({"sent": sent, "rosters": roster})
+        def gather() -> dict[str, Any]:
+            sends = [{"issuer": i, "link": link, "user_id": s, "sent": v[0], "wanted": v[1], "failures": v[2],
+                      "error": v[3], "at": v[4]} for (i, link, s), v in sorted(store.sends().items())]
+            return {"platforms": [{"issuer": p.issuer, "client_id": p.client_id, "deployments": list(p.deployments)}
+                                  for p in store.platforms()],
+                    "links": [{"issuer": x.issuer, "link": x.link, "context": x.context, "exercise": x.exercise,
+                               "lineitem": x.lineitem} for x in store.links()],
+                    "sends": sends, "failed": [s for s in sends if s["error"]], "roster": store.roster()}
 
+        return JSONResponse(await run_in_threadpool(gather))
 
-def _passback(server: Any) -> Any:
-    from grader.platforms.lti.passback import Passback
+    async def sync_now(self, request: Request, caller: Caller) -> Response:
+        """Staff: send the scores that changed and read the rosters now, not at the next round."""
+        from grader.platforms.lti.passback import read_rosters, send_scores
 
-    if getattr(server, "_lti_passback", None) is None:
-        server._lti_passback = Passback(server)
-        server._lti_passback.start()
-    return server._lti_passback
-
-
-def _has_links(server: Any) -> bool:
-    try:
-        with server.state.lock:
-            return bool(server.state.db.execute("SELECT 1 FROM lti_links LIMIT 1").fetchall())
-    except Exception:  # noqa: BLE001 - no table: this server was never launched from an LMS
-        return False
-
-
-# Posted by the LMS's page, another site by design: what vouches for them is the platform's signed token and
-# the login's state, not a browser's session, so the server's same-origin rule leaves them be.
-CROSS_SITE_PATHS = frozenset({"/lti/login", "/lti/launch"})
-
-
-def routes(server: Any) -> list[BaseRoute]:
-    """The tool's routes. Its sender of scores starts with the first launch, or now if a launch was seen
-    before a restart: a server no LMS uses runs no thread and makes no table."""
-    if _has_links(server):
-        _passback(server)
-    return [
-        Route("/lti/login", login, methods=["GET", "POST"]),
-        Route("/lti/launch", launch, methods=["POST"]),
-        Route("/lti/jwks", jwks, methods=["GET"]),
-        Route("/lti/deep-link", deep_link, methods=["POST"]),
-        Route("/lti/exercises/{exercise}", exercise_page, methods=["GET"]),
-        Route("/lti/exercises/{exercise}", exercise_submit, methods=["POST"]),
-        Route("/api/lti/status", status, methods=["GET"]),
-        Route("/api/lti/sync", sync_now, methods=["POST"]),
-    ]
+        roster = await run_in_threadpool(read_rosters, self.store)  # first: a learner it lists may have a score
+        sent = await run_in_threadpool(send_scores, self.server, self.store)
+        return JSONResponse({"sent": sent, "rosters": roster})

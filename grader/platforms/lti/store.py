@@ -8,6 +8,7 @@ import time
 from typing import Any
 
 from grader.records import record
+from grader.server.roles import Role, level_of
 from grader.server.state import State
 
 TABLES = (
@@ -33,10 +34,14 @@ TABLES = (
     """CREATE TABLE IF NOT EXISTS lti_roster (   -- the course's members, as the LMS names them (NRPS)
         issuer TEXT NOT NULL, context TEXT NOT NULL, subject TEXT NOT NULL, name TEXT, email TEXT,
         roles TEXT NOT NULL, PRIMARY KEY (issuer, context, subject))""",
+    """CREATE TABLE IF NOT EXISTS lti_contexts ( -- the LMS courses this server serves: the first linked, or bound
+        issuer TEXT NOT NULL, context TEXT NOT NULL, PRIMARY KEY (issuer, context))""",
     """CREATE TABLE IF NOT EXISTS lti_listed (   -- a learner the LMS listed, and the name a launch would give
         issuer TEXT NOT NULL, subject TEXT NOT NULL, student TEXT NOT NULL, PRIMARY KEY (issuer, subject))""",
 )
-STAFF_ROLES = ("#Instructor", "#TeachingAssistant", "#Administrator", "#ContentDeveloper", "#Mentor")
+MEMBERSHIP = "http://purl.imsglobal.org/vocab/lis/v2/membership"
+TA_ROLES = (f"{MEMBERSHIP}/Instructor#TeachingAssistant", f"{MEMBERSHIP}#TeachingAssistant")
+INSTRUCTOR_ROLES = (f"{MEMBERSHIP}#Instructor",)
 
 
 def wanted_name(candidates: list[object], subject: str) -> str:
@@ -48,8 +53,18 @@ def wanted_name(candidates: list[object], subject: str) -> str:
     return f"lti-{subject[-24:]}"
 
 
-def is_staff(roles: object) -> bool:
-    return isinstance(roles, list) and any(isinstance(r, str) and r.endswith(STAFF_ROLES) for r in roles)
+def role_of(roles: object) -> Role:
+    """The server's role for an LMS user's roles in the launch's own course. Only context membership roles
+    count, and only the teaching ones make staff: an institution's or the system's Instructor or
+    Administrator (…/institution/person#…, …/system/person#…) teaches no course of theirs, and a course's
+    Administrator, ContentDeveloper or Mentor grades nothing. A TA's sub-role wins over the Instructor role
+    an LMS may send with it (the narrower of the two). Whole URIs only: no suffix match."""
+    names = {r for r in roles if isinstance(r, str)} if isinstance(roles, list) else set()
+    if names.intersection(TA_ROLES):
+        return Role.TA
+    if names.intersection(INSTRUCTOR_ROLES):
+        return Role.INSTRUCTOR
+    return Role.STUDENT
 
 
 @record
@@ -137,7 +152,7 @@ class Store:
         return json.loads(row[0]) if row else None
 
     # ------------------------------------------------------------ users, links, roster
-    def user(self, issuer: str, subject: str, wanted: str, staff: bool) -> str:
+    def user(self, issuer: str, subject: str, wanted: str, role: Role) -> str:
         """The server's name for this LMS user: the one given at their first launch, kept after; another
         user with the same wanted name gets it with the subject's end added."""
         with self.state.transaction() as db:
@@ -145,13 +160,36 @@ class Store:
                              (issuer, subject)).fetchone()
             if row:
                 db.execute("UPDATE lti_users SET staff = ? WHERE issuer = ? AND subject = ?",
-                           (int(staff), issuer, subject))
+                           (level_of(role), issuer, subject))
                 return str(row[0])
             name = wanted
             if db.execute("SELECT 1 FROM lti_users WHERE student = ?", (name,)).fetchone():
                 name = f"{wanted}~{subject[-8:]}"
-            db.execute("INSERT INTO lti_users VALUES (?, ?, ?, ?)", (issuer, subject, name, int(staff)))
+            db.execute("INSERT INTO lti_users VALUES (?, ?, ?, ?)", (issuer, subject, name, level_of(role)))
             return name
+
+    # ------------------------------------------------------------ the courses served
+    def bind(self, issuer: str, context: str) -> bool:
+        """Whether this server serves the LMS course: bound to it before, or to none yet (the first launch
+        binds its course, in the transaction that checks, so two first launches cannot both bind)."""
+        with self.state.transaction() as db:
+            if db.execute("SELECT 1 FROM lti_contexts WHERE issuer = ? AND context = ?", (issuer, context)).fetchone():
+                return True
+            if not db.execute("SELECT 1 FROM lti_contexts").fetchone():  # a server linked before binding was kept:
+                db.execute("INSERT INTO lti_contexts SELECT DISTINCT issuer, context FROM lti_links")  # its courses
+            if db.execute("SELECT 1 FROM lti_contexts").fetchone():
+                return bool(db.execute("SELECT 1 FROM lti_contexts WHERE issuer = ? AND context = ?",
+                                       (issuer, context)).fetchone())
+            db.execute("INSERT INTO lti_contexts VALUES (?, ?)", (issuer, context))
+            return True
+
+    def add_context(self, issuer: str, context: str) -> None:
+        with self.state.transaction() as db:
+            db.execute("DELETE FROM lti_contexts WHERE issuer = ? AND context = ?", (issuer, context))
+            db.execute("INSERT INTO lti_contexts VALUES (?, ?)", (issuer, context))
+
+    def contexts(self) -> list[tuple[str, str]]:
+        return [(row[0], row[1]) for row in self._read("SELECT issuer, context FROM lti_contexts ORDER BY 1, 2")]
 
     def users(self, issuer: str) -> dict[str, str]:
         """subject -> the server's student name, for the learners of a platform."""
@@ -208,7 +246,7 @@ class Store:
             subject = str(member["user_id"])
             self.save_member(issuer, context, subject, member.get("name"), member.get("email"),
                              member.get("roles") if isinstance(member.get("roles"), list) else [])
-            if not is_staff(member.get("roles")):
+            if role_of(member.get("roles")) is Role.STUDENT:
                 # Moodle lists the login as ext_user_username, as its launches do; Canvas lists none.
                 name = wanted_name([member.get("ext_user_username"), member.get("email")], subject)
                 with self.state.transaction() as db:
