@@ -35,7 +35,7 @@ from grader.server.queue import Exercises, GradingLoop
 from grader.server.rules import CourseRules
 from grader.server.state import STATUSES, Override, State
 from grader.server.tokens import Caller
-from grader.server.views import GRADEBOOK_FORMATS, allowance, build_gradebook, gradebook_text, shown
+from grader.server.views import GRADEBOOK_FORMATS, allowance, build_gradebook, gradebook_text, shown_all
 
 HAND_IN_SUFFIXES = (".py", ".ipynb", ".zip")  # and the kind's own (.txt for a prediction)
 MULTIPART_OVERHEAD = 64 * 1024  # the form's boundaries and small fields, beyond the file itself
@@ -251,8 +251,8 @@ async def get_submission(request: Request) -> Response:
             await server.changes.wait(number, min(1.0, deadline - time.monotonic()))
             submission = server.state.get(number)
         assert submission is not None
-    return Reply(shown(submission, caller, server.rules, time.time(), server.private,
-                       visible_inputs(server, submission.exercise)))
+    return Reply(shown_all(server.state, server.rules, caller, [submission], time.time(), server.private,
+                           visible_inputs(server, submission.exercise))[0])
 
 
 def visible_inputs(server: Server, exercise_id: str) -> dict[str, str]:
@@ -280,7 +280,7 @@ async def list_submissions(request: Request) -> Response:
         return refused(problem)
     found = server.state.list(student=student if caller.staff else caller.student, exercise=exercise, status=status)
     now = time.time()
-    return Reply({"submissions": [shown(s, caller, server.rules, now, server.private) for s in found]})
+    return Reply({"submissions": shown_all(server.state, server.rules, caller, found, now, server.private)})
 
 
 async def get_gradebook(request: Request) -> Response:

@@ -116,12 +116,11 @@ def not_found(request: Request, message: str) -> HTMLResponse:
 
 def history(request: Request, caller: Caller, student: str) -> list[dict[str, object]]:
     """A student's submissions, newest first, as `caller` may see them (views.shown: the one rule)."""
-    from grader.server.views import shown
+    from grader.server.views import shown_all
 
     server = request.app.state.server
-    now = time.time()
-    return [shown(s, caller, server.rules, now, server.private)
-            for s in reversed(server.state.list(student=student))]
+    return shown_all(server.state, server.rules, caller, server.state.list(student=student)[::-1], time.time(),
+                     server.private)
 
 
 # ---------------------------------------------------------------- pages
@@ -236,7 +235,7 @@ async def submit(request: Request) -> Response:
 
 async def submission_page(request: Request) -> Response:
     from grader.server.inputs import submission_id
-    from grader.server.views import shown
+    from grader.server.views import shown_all
 
     caller = _caller(request)
     if caller is None:
@@ -247,8 +246,8 @@ async def submission_page(request: Request) -> Response:
     if found is None or not (caller.staff or found.student == caller.student):
         return not_found(request, "No such submission.")
     code = stored_code(server, found) if caller.staff else None
-    return page(request, "submission.html.j2", submission=shown(found, caller, server.rules, time.time(),
-                                                                server.private), staff=caller.staff, code=code)
+    seen = shown_all(server.state, server.rules, caller, [found], time.time(), server.private)[0]
+    return page(request, "submission.html.j2", submission=seen, staff=caller.staff, code=code)
 
 
 async def staff(request: Request) -> Response:
