@@ -17,6 +17,7 @@ from grader.counting import Attempt, Count, count, counted_for
 from grader.gradebook import Cell, Gradebook
 from grader.model import Outcome, Report
 from grader.outputs.json_report import as_json, gradebook_json
+from grader.readers import Reader, report_seen, staff_detail_json
 from grader.records import record
 from grader.server.inputs import strict_json
 from grader.server.queue import Exercises
@@ -58,15 +59,16 @@ def seen_by_student(submission: Submission, rules: CourseRules, now: float, priv
 
 
 def student_report(report: Report, rules: CourseRules, student: str, now: float) -> Report:
-    """The report as the student may see it now: hidden tests' verdicts only when the rules show them."""
-    report = replace(report, staff=())
-    if rules.hidden_shown(student, report.exercise, now) or not any(o.hidden for o in report.outcomes):
-        return report
-    hidden = sum(o.hidden for o in report.outcomes)
+    """The report as the student may see it now (grader.readers' rule): hidden tests' verdicts only when
+    the course's rules show them, their details never."""
+    released = rules.hidden_shown(student, report.exercise, now)
+    seen = report_seen(report, Reader.STUDENT, released)
+    if len(seen.outcomes) == len(report.outcomes):
+        return seen
+    hidden = len(report.outcomes) - len(seen.outcomes)
     when = "after the deadline" if rules.of(report.exercise).hidden == "after-deadline" else "to staff only"
     note = f"{hidden} hidden test{'s' if hidden != 1 else ''} ran too; their verdicts show {when}"
-    return replace(report, outcomes=tuple(o for o in report.outcomes if not o.hidden), visible_only=True,
-                   notes=(*report.notes, note))
+    return replace(seen, notes=(*seen.notes, note))
 
 
 def _unpathed(text: str, private: tuple[str, ...]) -> str:
@@ -136,8 +138,7 @@ def _as_json(submission: Submission, rules: CourseRules, inputs: dict[str, str] 
     if report is not None:
         view = as_json(report)
         if report.staff:  # a staff reader's: a student's report has none left
-            view["staff_details"] = [{"test": d.test, "expected": d.expected, "actual": d.actual,
-                                      "traceback": d.traceback} for d in report.staff]
+            view["staff_details"] = [staff_detail_json(d) for d in report.staff]
     entry: dict[str, object] = {
         "id": submission.id, "exercise": submission.exercise, "student": submission.student,
         "status": submission.status, "submitted_at": iso(submission.submitted_at), "late": lateness.late,
