@@ -12,13 +12,13 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from grader.counting import submission_score
 from grader.errors import GraderError
 from grader.model import RubricItem
 from grader.server import inputs
 from grader.server.inputs import Refused
 from grader.server.state import Change, Message, RegradeRequest, Review, Submission
 from grader.server.tokens import Caller
-from grader.counting import submission_score
 from grader.server.views import attempt_of, iso, reader_counts, scores_of, seen_by_student
 
 if TYPE_CHECKING:

@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import datetime as dt
 import tempfile
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
-
-from collections.abc import Callable, Iterable
 
 from grader.batch.store import ExerciseRow
 from grader.counting import Attempt, Count, count, counted_for
