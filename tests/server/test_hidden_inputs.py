@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 
 import pytest
 
@@ -54,6 +55,9 @@ def test_staff_read_a_hidden_tests_input_everywhere_and_a_student_nowhere(served
     analytics = served.call("GET", "/api/analytics?exercise=secret", ta).body
     tests = {t["name"]: t for t in analytics["tests"]}
     assert tests["negatives"]["input"] == SECRET
+    page = html.unescape(re.sub(r"<[^>]+>", "", served.call("GET", "/staff/analytics/secret",
+                                                            headers=signed_in(ta)).body))
+    assert f"(hidden: staff only): {SECRET}" in page
 
     student = {
         "grader submit --format json": printed.stdout,
