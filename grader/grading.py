@@ -18,6 +18,7 @@ from grader.records import record
 from grader.replies import captured
 from grader.rules import check_rules
 from grader.running import SubmissionRun
+from grader.readers import Reader  # who reads the result: the one rule of what each sees
 from grader.sandbox import Backend, default_backend
 from grader.staff import staff_details
 from grader.verdicts import judge, run_once_more_if_borderline
@@ -38,13 +39,6 @@ class Pace(StrEnum):
 
     EVERY_TEST = "every-test"  # a grade (batch, platforms, validate, --all): every test runs, for the score
     FAIL_FAST = "fail-fast"  # a student at a terminal: big tests skipped after a failure, the rest after a timeout
-
-
-class Reader(StrEnum):
-    """Who reads the result: what is kept beside the outcomes (outputs decide what each of them shows)."""
-
-    STUDENT = "student"  # a student's own report: nothing beyond the outcomes is kept
-    STAFF = "staff"  # a batch: hidden tests' expected values and outputs kept for regrade requests
 
 
 @record

@@ -315,6 +315,7 @@ class StaffDetail:
     expected: str
     actual: str  # the returned value or the printed output
     traceback: str = ""
+    input: str = ""  # the test's call, given values, argv, files or stdin, as a visible test's report shows it
 
 
 @record

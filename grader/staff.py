@@ -1,5 +1,5 @@
-"""What staff need to answer a regrade request on a hidden test: what it expected, what the submission
-returned or printed, and its traceback. Kept in the batch store for `grader batch show` and the staff
+"""What staff need to answer a regrade request on a hidden test: its input (the call, the stdin), what it
+expected, what the submission returned or printed, and its traceback. Kept in the batch store for `grader batch show` and the staff
 pages; no output a student receives ever renders it."""
 
 from __future__ import annotations
@@ -26,5 +26,6 @@ def staff_details(tests: tuple[Test, ...], results: dict[str, RunResult],
         got = got if got is not None else (show(result.value, SHOWN_CHARACTERS) if result.has_value
                                            else result.stdout)
         details.append(StaffDetail(test.name, wanted[:SHOWN_CHARACTERS], got[:SHOWN_CHARACTERS],
-                                   result.traceback or (result.stderr[-2000:] if result.exit_code else "")))
+                                   result.traceback or (result.stderr[-2000:] if result.exit_code else ""),
+                                   form_of(test).shown_input(test)[:SHOWN_CHARACTERS]))
     return tuple(details)

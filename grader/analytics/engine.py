@@ -134,6 +134,7 @@ def _test(name: str, hidden: bool, students: list[str], class_: dict[str, list[G
     ranked = sorted(groups.values(), key=lambda g: (-g.students, -g.submissions, g.verdict, g.answer.shown or ""))
     return {
         "name": name, "hidden": hidden, "students": count, "failing": len(failing),
+        "input": next((h.inputs[name] for h in latest if name in h.inputs), None),  # for staff: hidden too
         "failing_share": _share(len(failing), count),
         "failing_share_first": _share(sum(h.failed(name) for h in first), count),
         "failing_share_best": _share(sum(h.failed(name) for h in best), count),

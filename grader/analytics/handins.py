@@ -66,6 +66,7 @@ class Graded:
     tests: dict[str, TestResult] = field(default_factory=dict)  # name -> result, in the report's order
     failing: frozenset[str] = frozenset()  # the tests it fails
     passed: bool = False  # every test passed (and there was one)
+    inputs: dict[str, str] = field(default_factory=dict)  # name -> its input (a hidden test's from staff details)
 
     def failed(self, test: str) -> bool:
         return test in self.failing
@@ -130,6 +131,7 @@ def _graded(student: str, exercise: str, when: float | None, report: Mapping[str
             submission: str | None, order: int) -> Graded:
     staff = _staff_details(report.get("staff_details"))
     tests: dict[str, TestResult] = {}
+    inputs: dict[str, str] = {}
     points = 0.0
     entries = report.get("tests")
     for entry in entries if isinstance(entries, list) else ():
@@ -142,11 +144,14 @@ def _graded(student: str, exercise: str, when: float | None, report: Mapping[str
         failed = verdict not in NOT_FAILED
         tests[name] = TestResult(verdict, entry.get("hidden") is True,
                                  _answer(verdict, entry, staff.get(name, {})) if failed else None)
+        given = entry.get("input") if entry.get("input") is not None else staff.get(name, {}).get("input")
+        if isinstance(given, str) and given:  # staff read it: a hidden test's too (grader.readers)
+            inputs[name] = bounded(given)
     score = _number(report.get("score"))
     failing = frozenset(name for name, result in tests.items() if result.answer is not None)
     passed = bool(tests) and all(result.verdict == Verdict.PASSED for result in tests.values())
     return Graded(student, exercise, when, submission, order, points if score is None else score, tests, failing,
-                  passed)
+                  passed, inputs)
 
 
 def _staff_details(details: object) -> dict[str, Mapping[str, object]]:

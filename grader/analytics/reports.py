@@ -8,12 +8,12 @@ from collections.abc import Iterable
 
 from grader.model import Report, StaffDetail
 from grader.outputs.json_report import as_json
+from grader.readers import staff_detail_json
 
 
 def staff_report(report: Report, staff: Iterable[StaffDetail] | None = None) -> dict[str, object]:
     """`staff`: the hidden tests' details when they are kept apart from the report (a batch's store keeps
     them in a table of their own); the report's own otherwise (the server's pickled reports carry them)."""
     shown = as_json(report)
-    shown["staff_details"] = [{"test": d.test, "expected": d.expected, "actual": d.actual, "traceback": d.traceback}
-                              for d in (report.staff if staff is None else staff)]
+    shown["staff_details"] = [staff_detail_json(d) for d in (report.staff if staff is None else staff)]
     return shown

@@ -1,6 +1,7 @@
 """`grader batch show STUDENT [EXERCISE]`: what staff need for a regrade request, from the batch store:
-each test's verdict and limit, and for hidden tests the expected value beside the output, and the
-traceback. Staff only: nothing here is ever written where a student reads."""
+each test's verdict and limit, and as staff read it (grader.readers) a failing test's input, its expected
+value beside the output, and the traceback, hidden tests' included. Staff only: nothing here is ever
+written where a student reads."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from grader.batch.store import Store
 from grader.errors import UsageError
 from grader.model import Outcome, StaffDetail
 from grader.outputs.terminal import literal, verdict_text
+from grader.readers import Reader, SeenTest, seen_test
 from grader.text import NOTHING, escape_controls, points, shared_problem
 from grader.records import record
 
@@ -79,29 +81,30 @@ def render(shown: list[Shown], console: Console) -> None:
             if stopped.details:
                 console.print(literal(stopped.details, "dim"))
         for number, outcome in enumerate(() if stopped else item.outcomes, start=1):
-            console.print(_test(number, outcome, item.staff.get(outcome.test)))
+            console.print(_test(number, seen_test(outcome, item.staff.get(outcome.test), Reader.STAFF)))
         console.print()
 
 
-def _test(number: int, outcome: Outcome, staff: StaffDetail | None) -> Panel | Text:
+def _test(number: int, seen: SeenTest) -> Panel | Text:
+    outcome = seen.outcome
     title = Text(f"{number}. ").append(literal(outcome.test))
     if outcome.hidden:
         title.append(" (hidden)", style="dim")
     line = Text("  ").append_text(verdict_text(outcome.verdict))
     line.append(f"  {points(outcome.points)}/{points(outcome.max_points)}  CPU {outcome.cpu_seconds:.2f} / "
                 f"{outcome.limit_seconds:.2f} s ({outcome.limit_source or 'source not recorded'})", style="dim")
-    expected = staff.expected if staff else outcome.expected
-    actual = staff.actual if staff else outcome.actual
-    traceback = staff.traceback if staff else outcome.details
     parts: list[object] = [line]
+    failed = outcome.verdict != "passed"
     if outcome.feedback:
         parts.append(literal(outcome.feedback))
-    if expected is not None and outcome.verdict != "passed" or staff and outcome.verdict != "passed":
+    if seen.input and failed:  # which call failed: a hidden test's too, for staff
+        parts.append(Text("input: ", style="bold").append_text(literal(seen.input)))
+    if failed and (seen.expected is not None or seen.actual is not None):
         side = Table(show_edge=False, pad_edge=False, box=None, padding=(0, 2))
         side.add_column("expected", style="green", header_style="bold", overflow="fold")
         side.add_column("output", style="red", header_style="bold", overflow="fold")
-        side.add_row(literal(expected or ""), literal(actual or NOTHING))
+        side.add_row(literal(seen.expected or ""), literal(seen.actual or NOTHING))
         parts.append(side)
-    if traceback and outcome.verdict != "passed":
-        parts.append(literal(traceback, "dim"))
+    if seen.traceback and failed:
+        parts.append(literal(seen.traceback, "dim"))
     return Panel(Group(*parts), title=title, title_align="left", border_style="dim")

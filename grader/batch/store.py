@@ -19,7 +19,7 @@ from grader.records import record
 from grader.workers.job import Graded, GradingKey
 
 FIRST_SCHEMA = "1"  # what SCHEMA creates; MIGRATIONS bring it, or an old store, up to SCHEMA_VERSION
-SCHEMA_VERSION = 4  # PRAGMA user_version of an up-to-date store
+SCHEMA_VERSION = 5  # PRAGMA user_version of an up-to-date store
 KEY = "submission_hash, exercise_hash, grader_version, run_all"
 SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -72,6 +72,9 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
     4: (  # what a visible test printed (bounded), as `grader check` shows it: the gradebook's formats carry it
         "ALTER TABLE outcomes ADD COLUMN stdout TEXT NOT NULL DEFAULT ''",
         "ALTER TABLE outcomes ADD COLUMN stderr TEXT NOT NULL DEFAULT ''",
+    ),
+    5: (  # a hidden test's input, for staff: which call failed (grader batch show, the staff pages)
+        "ALTER TABLE staff_details ADD COLUMN input TEXT NOT NULL DEFAULT ''",
     ),
 }
 
@@ -195,9 +198,10 @@ class Store:
                             o.limit_seconds, o.limit_source, o.input, o.stdout, o.stderr))
                  for position, o in enumerate(report.outcomes)])
             self.db.executemany(
-                f"INSERT OR IGNORE INTO staff_details ({KEY}, test, expected, actual, traceback) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [_storable((*_key(graded.key), d.test, d.expected, d.actual, d.traceback)) for d in report.staff])
+                f"INSERT OR IGNORE INTO staff_details ({KEY}, test, expected, actual, traceback, input) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [_storable((*_key(graded.key), d.test, d.expected, d.actual, d.traceback, d.input))
+                 for d in report.staff])
         return True
 
     # ------------------------------------------------------------ reading back
@@ -242,13 +246,13 @@ class Store:
     def staff_details(self, key: GradingKey) -> list[StaffDetail]:
         """The hidden tests' details of one grading, for staff (`grader batch show`, the staff pages)."""
         where = "submission_hash=? AND exercise_hash=? AND grader_version=? AND run_all=?"
-        rows = self.db.execute(f"SELECT test, expected, actual, traceback FROM staff_details WHERE {where}",
+        rows = self.db.execute(f"SELECT test, expected, actual, traceback, input FROM staff_details WHERE {where}",
                                _key(key))
         return [StaffDetail(*row) for row in rows]
 
     def every_staff_detail(self) -> dict[GradingKey, list[StaffDetail]]:
         """The hidden tests' details of every grading the current class refers to."""
-        query = (f"SELECT {KEY}, test, expected, actual, traceback FROM staff_details WHERE ({KEY}) IN "
+        query = (f"SELECT {KEY}, test, expected, actual, traceback, input FROM staff_details WHERE ({KEY}) IN "
                  f"(SELECT {KEY} FROM submissions)")
         found: dict[GradingKey, list[StaffDetail]] = {}
         for s, e, g, a, *detail in self.db.execute(query):

@@ -18,7 +18,7 @@ from grader.server.actions import accept_upload, override_of
 from grader.server.health import health_routes
 from grader.server.inputs import Refused
 from grader.server.state import STATUSES
-from grader.server.views import GRADEBOOK_FORMATS, ROSTER_FORMATS, build_gradebook, gradebook_text, shown
+from grader.server.views import GRADEBOOK_FORMATS, ROSTER_FORMATS, build_gradebook, gradebook_text, shown_all
 from grader.server.access import ANYONE, INSTRUCTOR, SIGNED_IN, STAFF_ONLY, route
 from grader.server.roles import Caller
 from grader.server.web import Reply, Server, error, refused, server_of
@@ -55,8 +55,8 @@ async def get_submission(request: Request, caller: Caller) -> Response:
             await server.changes.wait(number, min(1.0, deadline - time.monotonic()))
             submission = server.state.get(number)
         assert submission is not None
-    return Reply(shown(submission, caller, server.rules, time.time(), server.private,
-                       visible_inputs(server, submission.exercise)))
+    return Reply(shown_all(server.state, server.rules, caller, [submission], time.time(), server.private,
+                           visible_inputs(server, submission.exercise))[0])
 
 
 def visible_inputs(server: Server, exercise_id: str) -> dict[str, str]:
@@ -81,7 +81,7 @@ async def list_submissions(request: Request, caller: Caller) -> Response:
         return refused(problem)
     found = server.state.list(student=caller.reach(student), exercise=exercise, status=status)
     now = time.time()
-    return Reply({"submissions": [shown(s, caller, server.rules, now, server.private) for s in found]})
+    return Reply({"submissions": shown_all(server.state, server.rules, caller, found, now, server.private)})
 
 
 async def get_gradebook(request: Request, caller: Caller) -> Response:

@@ -81,14 +81,17 @@ def server_and_token(server: str | None, token: str | None, insecure: bool = Fal
 
 
 def counted_score(found: dict[str, Any], report: Report) -> float:
-    """The score the gradebook keeps for this hand-in: the server's when it says, else the report's with
-    the late penalty taken off, as the server's rules take it."""
+    """The score the gradebook keeps for this hand-in: the server's (grader.counting, as this student sees
+    it) when it says; from a server too old to say, the same rule on what its reply carries."""
+    from grader.counting import Attempt, submission_score
+
     counted = found.get("counted_score")
     if isinstance(counted, (int, float)) and not isinstance(counted, bool):
         return float(counted)
     penalty = found.get("late_penalty") if found.get("late") else 0
     penalty = penalty if isinstance(penalty, (int, float)) and not isinstance(penalty, bool) else 0
-    return round(report.score * (1 - penalty / 100), 2)
+    score = submission_score(Attempt(0, report.score, report.max_score, penalty=min(max(float(penalty), 0.0), 100.0)))
+    return round(score or 0.0, 2)
 
 
 def submit(server: str, token: str, exercise: str, file: Path, format_: str, timeout: float,

@@ -36,7 +36,17 @@ def review_paths(number: dict[str, Any], exercise: dict[str, Any]) -> dict[str, 
                                               "properties": {"author": {"type": "string"}, "staff": {"type": "boolean"},
                                                              "text": {"type": "string"}, "at": when,
                                                              "score": {"type": ["number", "null"],
-                                                                       "description": "the score staff set"}}}}}}
+                                                                       "description": "the score staff set"}}}},
+        "counted": {"type": "object", "description": "what the exercise counts for now, as the caller sees it "
+                                                     "(grader/counting.py): the submission that counts, its score",
+                    "properties": {"submission": {"type": ["integer", "null"]}, "score": {"type": ["number", "null"]},
+                                   "from": {"type": "string"}}},
+        "answers": {"type": "array", "description": "staff: each answer that set a score, the submission it "
+                                                     "changed and the exercise's counted score before and after",
+                    "items": {"type": "object", "properties": {
+                        "at": when, "by": {"type": "string"}, "submission": {"type": "integer"},
+                        "score": {"type": "number"}, "before": {"type": ["number", "null"]},
+                        "after": {"type": ["number", "null"]}}}}}}
     change = {"type": "object", "required": ["at", "student", "exercise", "submission", "what", "who", "before",
                                              "after", "why"], "properties": {
         "at": when, "student": {"type": "string"}, "exercise": {"type": "string"},
@@ -106,13 +116,15 @@ def review_paths(number: dict[str, Any], exercise: dict[str, Any]) -> dict[str, 
                 "responses": {"200": json_answer(request, "the request"), **errors(401, 404)},
             },
             "post": {
-                "operationId": "answerRegrade", "summary": "Staff answer, and may set the exercise's score (an "
-                                                           "override); its student may write again.",
+                "operationId": "answerRegrade", "summary": "Staff answer, and may set the score of the submission "
+                                                           "asked about; its student may write again.",
                 "parameters": [request_path],
                 "requestBody": body({"type": "object", "required": ["message"], "properties": {
                     "message": text,
                     "score": {"type": ["number", "null"], "minimum": 0,
-                              "description": "staff: the new score, at most the exercise's points; absent: unchanged"}}}),
+                              "description": "staff: the new score of the submission the request is about (its tests' and "
+                                             "rubric's replaced, the late rule still applied), at most the "
+                                             "exercise's points; absent: unchanged"}}}),
                 "responses": {"200": json_answer(request, "answered"), **errors(401, 403, 404, 422, 503)},
             },
         },

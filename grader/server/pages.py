@@ -40,12 +40,11 @@ async def live_script(request: Request, caller: Caller | None) -> Response:
 
 def history(request: Request, caller: Caller, student: str) -> list[dict[str, object]]:
     """A student's submissions, newest first, as `caller` may see them (views.shown: the one rule)."""
-    from grader.server.views import shown
+    from grader.server.views import shown_all
 
     server = server_of(request)
-    now = time.time()
-    return [shown(s, caller, server.rules, now, server.private)
-            for s in reversed(server.state.list(student=student))]
+    return shown_all(server.state, server.rules, caller, server.state.list(student=student)[::-1], time.time(),
+                     server.private)
 
 
 # ---------------------------------------------------------------- pages
@@ -149,7 +148,7 @@ async def submit(request: Request, caller: Caller) -> Response:
 
 async def submission_page(request: Request, caller: Caller) -> Response:
     from grader.server.inputs import submission_id
-    from grader.server.views import shown
+    from grader.server.views import shown_all
 
     server = server_of(request)
     number = submission_id(request.path_params["number"])
@@ -157,8 +156,8 @@ async def submission_page(request: Request, caller: Caller) -> Response:
     if found is None:  # gone since the guard read it (access.py: another's is a 404 there)
         return not_found(request, "No such submission.")
     code = stored_code(server, found) if caller.staff else None
-    return page(request, "submission.html.j2", submission=shown(found, caller, server.rules, time.time(),
-                                                                server.private), staff=caller.staff, code=code)
+    seen = shown_all(server.state, server.rules, caller, [found], time.time(), server.private)[0]
+    return page(request, "submission.html.j2", submission=seen, staff=caller.staff, code=code)
 
 
 async def staff(request: Request, caller: Caller) -> Response:

@@ -79,7 +79,7 @@ async def post_request(request: Request, caller: Caller) -> Response:
         asked = await run_in_threadpool(reviews.ask, server, caller, body)
     except Refused as problem:
         return refused(problem)
-    return Reply(reviews.request_json(server, asked), status_code=201,
+    return Reply(reviews.request_json(server, asked, caller), status_code=201,
                  headers={"Location": f"/api/regrade-requests/{asked.id}"})
 
 
@@ -99,7 +99,7 @@ async def get_request(request: Request, caller: Caller) -> Response:
         found = reviews.request_of(server, caller, request.path_params["number"])
     except Refused as problem:
         return refused(problem)
-    return Reply(reviews.request_json(server, found))
+    return Reply(reviews.request_json(server, found, caller))
 
 
 async def post_request_reply(request: Request, caller: Caller) -> Response:
@@ -113,7 +113,7 @@ async def post_request_reply(request: Request, caller: Caller) -> Response:
         await run_in_threadpool(reviews.reply, server, caller, found, body)
     except Refused as problem:
         return refused(problem)
-    return Reply(reviews.request_json(server, server.state.request(found.id)))
+    return Reply(reviews.request_json(server, server.state.request(found.id), caller))
 
 
 async def get_audit(request: Request, caller: Caller) -> Response:
@@ -152,14 +152,14 @@ async def review_page(request: Request, caller: Caller) -> Response:
         return _refusal(request, problem)
 
     def facts() -> dict[str, Any]:
-        from grader.server.views import shown
+        from grader.server.views import shown_all
 
         review = reviews.visible_review(server, caller, submission)
         lines = reviews.code_of(server, submission)
         notes: dict[int, list[str]] = {}
         for line, text in review.comments if review else ():
             notes.setdefault(line, []).append(text)
-        seen = shown(submission, caller, server.rules, time.time(), server.private)
+        seen = shown_all(server.state, server.rules, caller, [submission], time.time(), server.private)[0]
         report = seen["report"] or {}
         return {"submission": seen, "review": reviews.review_json(review) if review else None, "rubric": rubric,
                 "lines": list(enumerate(lines, 1)), "notes": notes,
@@ -234,7 +234,7 @@ async def request_page(request: Request, caller: Caller) -> Response:
             most = server.exercises.get(found.exercise)[0].max_score
         except GraderError:  # a broken spec: the answer form takes no score
             most = None
-    return page(request, "regrade.html.j2", staff=caller.staff, asked=reviews.request_json(server, found),
+    return page(request, "regrade.html.j2", staff=caller.staff, asked=reviews.request_json(server, found, caller),
                 most=most)
 
 

@@ -10,14 +10,15 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from grader.counting import submission_score
 from grader.errors import GraderError
 from grader.model import RubricItem
 from grader.outputs.cells import csv_text
 from grader.server import inputs
 from grader.server.inputs import Refused
-from grader.server.state import Change, Message, Override, RegradeRequest, Review, Submission
+from grader.server.state import Change, Message, RegradeRequest, Review, Submission
 from grader.server.tokens import Caller
-from grader.server.views import combined, iso, scores_of, seen_by_student
+from grader.server.views import attempt_of, iso, reader_counts, scores_of, seen_by_student
 
 if TYPE_CHECKING:
     from grader.server.web import Server
@@ -152,7 +153,7 @@ def release(server: Server, caller: Caller, exercise: object, student: object) -
     changes = []
     for name in sorted({review.student for review in pending}):
         before = scores_of(server.state, server.exercises, server.rules, name)
-        after = _scores_with(server, name, [r.submission for r in pending if r.student == name])
+        after = _scores_with(server, name, released=[r.submission for r in pending if r.student == name])
         for review in (r for r in pending if r.student == name):
             changes.append(Change(name, review.exercise, review.submission, "release", caller.student, now,
                                   before.get(review.exercise), after.get(review.exercise),
@@ -161,9 +162,11 @@ def release(server: Server, caller: Caller, exercise: object, student: object) -
     return [review.submission for review in pending]
 
 
-def _scores_with(server: Server, student: str, released: list[int]) -> dict[str, float]:
-    """The student's scores as they will be once these reviews are released (computed before, so the
-    release and its audit rows are one transaction)."""
+def _scores_with(server: Server, student: str, released: tuple[int, ...] | list[int] = (),
+                 answered: dict[int, float] | None = None) -> dict[str, float]:
+    """The student's scores as they will be once these reviews are released, or these submissions answered
+    with these scores (computed before, so the change and its audit rows are one transaction)."""
+    answered = answered or {}
     from grader.server.views import build_gradebook
 
     class Released:  # the state as it reads with these reviews released
@@ -175,8 +178,9 @@ def _scores_with(server: Server, student: str, released: list[int]) -> dict[str,
 
         def list(self, **query: Any) -> list[Submission]:
             points = {r.submission: r.points for r in self.state.reviews(student=student)}
-            return [replace(s, review_points=points[s.id]) if s.id in released else s
-                    for s in self.state.list(**query)]
+            found = [replace(s, review_points=points[s.id]) if s.id in released else s
+                     for s in self.state.list(**query)]
+            return [replace(s, answered=answered[s.id]) if s.id in answered else s for s in found]
 
     book, _ = build_gradebook(Released(server.state), server.exercises, server.rules, student)  # type: ignore[arg-type]
     return {exercise: cell.score for (_, exercise), cell in book.cells.items()}
@@ -241,8 +245,10 @@ def request_of(server: Server, caller: Caller, text: str) -> RegradeRequest:
 
 
 def reply(server: Server, caller: Caller, request: RegradeRequest, body: dict[str, Any], typed: bool = False) -> None:
-    """Staff answer (`score`: the exercise's new score, an override; absent or null: unchanged); the
-    student writes again on their own request (it is open again). `typed`: a form's text score."""
+    """Staff answer (`score`: the new score of the submission the request is about, its tests and rubric
+    replaced, the late rule still applied; absent or null: unchanged); the student writes again on their
+    own request (it is open again). `typed`: a form's text score. Which submission counts is then worked
+    out again by grader.counting: an answer about an old submission never changes a newer counted one's."""
     text = message(body.get("message"), "message")
     now = time.time()
     if not caller.staff:
@@ -251,22 +257,45 @@ def reply(server: Server, caller: Caller, request: RegradeRequest, body: dict[st
         server.state.follow_up(request, caller.student, text, now)
         return
     sent = body.get("score")
-    override = None
+    score = change = None
     if sent is not None and sent != "":
         try:
             most = server.exercises.get(request.exercise)[0].max_score
         except GraderError:
             raise Refused(503, f"the exercise {request.exercise} cannot be read now: its points are unknown") from None
         score = inputs.score_text(sent, most) if typed else inputs.score(sent, most)
-        override = Override(request.student, request.exercise, score,
-                            f"regrade request {request.id}: {text[:300]}", caller.student, now)
-    server.state.answer_request(request, caller.student, text, now, override)
+        before = scores_of(server.state, server.exercises, server.rules, request.student).get(request.exercise)
+        after = _scores_with(server, request.student, answered={request.submission: score}).get(request.exercise)
+        change = Change(request.student, request.exercise, request.submission, "request", caller.student, now,
+                        before, after, f"regrade request {request.id}: {text[:300]}")
+    server.state.answer_request(request, caller.student, text, now, score, change)
 
 
-def request_json(server: Server, request: RegradeRequest) -> dict[str, object]:
-    return {"id": request.id, "submission": request.submission, "student": request.student,
-            "exercise": request.exercise, "about": request.about, "status": request.status, "at": iso(request.at),
-            "thread": [message_json(m) for m in server.state.messages(request.id)]}
+def request_json(server: Server, request: RegradeRequest, caller: Caller | None = None) -> dict[str, object]:
+    """The request and its thread; for a `caller`, also what its exercise counts for now as they see it
+    (`counted`: which submission, its score) and, for staff, what each answer that set a score changed
+    (`answers`: the submission, its new score, the score that counts before and after: the audit's row)."""
+    messages = server.state.messages(request.id)
+    thread = [message_json(m) for m in messages]
+    found: dict[str, object] = {
+        "id": request.id, "submission": request.submission, "student": request.student,
+        "exercise": request.exercise, "about": request.about, "status": request.status, "at": iso(request.at),
+        "thread": thread}
+    if caller is None:
+        return found
+    counted = reader_counts(server.state, server.rules, caller, {request.student}, time.time()).get(
+        (request.student, request.exercise))
+    found["counted"] = {"submission": counted.submission if counted else None,
+                        "score": counted.score if counted else None, "from": counted.source if counted else ""}
+    if caller.staff:  # the audit's rows say what each answer did to the score that counts
+        effects = {change.at: change for change in server.state.audit(request.student)
+                   if change.what == "request" and change.submission == request.submission}
+        found["answers"] = [
+            {"at": iso(m.at), "by": m.author, "submission": request.submission, "score": m.score,
+             "before": effects[m.at].before if m.at in effects else None,
+             "after": effects[m.at].after if m.at in effects else None}
+            for m in messages if m.staff and m.score is not None]
+    return found
 
 
 def message_json(found: Message) -> dict[str, object]:
@@ -289,13 +318,13 @@ def audit_rows(server: Server, student: str) -> list[dict[str, object]]:
         lateness = server.rules.lateness(student, submission.exercise, submission.submitted_at)
         if not lateness.late:
             continue
-        on_time = replace(lateness, late=False, penalty=0.0, too_late=False)
-        after = combined(submission, submission.report, lateness)
+        attempt = attempt_of(submission, submission.report, lateness)
+        after = submission_score(attempt)
         why = ("after the late cut-off: not counted" if after is None else
                f"late: {lateness.penalty:g} % off")
         rows.append(_change_json(Change(student, submission.exercise, submission.id, "late", "rules",
                                         submission.graded_at or submission.submitted_at,
-                                        combined(submission, submission.report, on_time), after, why)))
+                                        submission_score(replace(attempt, penalty=0.0, too_late=False)), after, why)))
     return sorted(rows, key=lambda row: str(row["at"]))
 
 

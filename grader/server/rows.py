@@ -23,7 +23,8 @@ class Submission:
     error: str | None
     graded_at: float | None
     grading_seconds: float | None = None  # its last grading's wall-clock time on a worker, the queue's wait left out
-    review_points: float | None = None  # its review's points once released to the student (views.combined)
+    review_points: float | None = None  # its review's points once released to the student (grader.counting)
+    answered: float | None = None  # the score staff set answering a regrade request about it (the latest)
 
 
 @record

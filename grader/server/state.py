@@ -36,7 +36,11 @@ __all__ = ["MIGRATIONS", "STATUSES", "Change", "Message", "Override", "RegradeRe
            "Submission", "migrate"]
 
 _COLUMNS = ("s.id, s.student, s.exercise, s.file, s.sent_name, s.sha256, s.submitted_at, s.status, s.attempts, "
-            "s.exercise_digest, s.report, s.error, s.graded_at, s.grading_seconds, r.points")
+            "s.exercise_digest, s.report, s.error, s.graded_at, s.grading_seconds, r.points, a.score")
+# The score of the latest staff answer that set one, per submission asked about: it travels with its submission.
+_ANSWERED = ("SELECT q.submission, m.score FROM request_messages m JOIN regrade_requests q ON q.id = m.request "
+             "WHERE m.id IN (SELECT MAX(n.id) FROM request_messages n JOIN regrade_requests p ON p.id = n.request "
+             "WHERE n.staff = 1 AND n.score IS NOT NULL GROUP BY p.submission)")
 _REVIEW = "submission, student, exercise, items, comments, summary, points, staff_member, at, released_at"
 _REQUEST = "id, submission, student, exercise, about, status, at"
 
@@ -163,7 +167,7 @@ class State:
     def _select(self, tail: str, values: tuple[object, ...]) -> list[Submission]:
         # A released review's points travel with its submission: every score computed from it sees them.
         rows = self._read(f"SELECT {_COLUMNS} FROM submissions s LEFT JOIN reviews r ON r.submission = s.id AND "
-                          f"r.released_at IS NOT NULL {tail}", values)
+                          f"r.released_at IS NOT NULL LEFT JOIN ({_ANSWERED}) a ON a.submission = s.id {tail}", values)
         return [Submission(*row[:10], pickle.loads(row[10]) if row[10] else None, *row[11:]) for row in rows]
 
     def counts(self) -> dict[str, int]:
@@ -307,14 +311,15 @@ class State:
         return number
 
     def answer_request(self, request: RegradeRequest, author: str, text: str, at: float,
-                       override: Override | None) -> None:
-        """Staff's answer; with `override`, the score they set (and its audit row), in the same transaction."""
+                       score: float | None = None, change: Change | None = None) -> None:
+        """Staff's answer; with `score`, the new score of the submission asked about (Submission.answered)
+        and `change`, its audit row, in the same transaction."""
         with self.transaction() as db:
             db.execute("INSERT INTO request_messages (request, author, staff, text, at, score) VALUES (?, ?, 1, ?, ?, ?)",
-                       (request.id, author, text, at, override.score if override else None))
+                       (request.id, author, text, at, score))
             db.execute("UPDATE regrade_requests SET status = 'answered' WHERE id = ?", (request.id,))
-            if override is not None:
-                _put_override(db, override, "request", request.submission)
+            if change is not None:
+                _audit(db, change)
 
     def follow_up(self, request: RegradeRequest, author: str, text: str, at: float) -> None:
         """The student writes again on their request: open again for staff."""

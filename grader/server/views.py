@@ -6,21 +6,23 @@ gradebook with the rules applied, saying what it applied (for staff)."""
 from __future__ import annotations
 
 import datetime as dt
-import math
 import tempfile
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
 
-from grader.gradebook import Cell, Gradebook
 from grader.batch.store import ExerciseRow
+from grader.counting import Attempt, Count, count, counted_for
+from grader.gradebook import Cell, Gradebook
 from grader.model import Outcome, Report
 from grader.outputs import NEEDS_ROSTER, SERVED_GRADEBOOKS
 from grader.outputs.json_report import as_json, gradebook_json
+from grader.readers import Reader, report_seen, staff_detail_json
 from grader.records import record
 from grader.server.inputs import strict_json
 from grader.server.queue import Exercises
 from grader.server.rules import CourseRules, Lateness
-from grader.server.state import State, Submission
+from grader.server.state import Override, State, Submission
 from grader.server.tokens import Caller
 
 # The formats GET /api/gradebook answers in, and those that need the class's roster (a Moodle import needs an
@@ -37,12 +39,13 @@ def iso(seconds: float | None) -> str | None:
 
 
 def shown(submission: Submission, caller: Caller, rules: CourseRules, now: float, private: tuple[str, ...] = (),
-          inputs: dict[str, str] | None = None) -> dict[str, object]:
+          inputs: dict[str, str] | None = None, counted: Count | None = None) -> dict[str, object]:
     """A submission as `caller` may see it now, as the API's JSON; the pages render this too, so a student's
     list, page and reply cannot disagree. `private`: the server's folders (state, course), never shown to a
-    student. `inputs`: the visible tests' inputs, which `grader submit` shows beside a failure."""
+    student. `inputs`: the visible tests' inputs, which `grader submit` shows beside a failure. `counted`:
+    what its exercise counts for as this reader sees it (shown_all makes it)."""
     seen = submission if caller.staff else seen_by_student(submission, rules, now, private)
-    return _as_json(seen, rules, inputs)
+    return _as_json(seen, rules, inputs, counted)
 
 
 def seen_by_student(submission: Submission, rules: CourseRules, now: float, private: tuple[str, ...]) -> Submission:
@@ -59,15 +62,16 @@ def seen_by_student(submission: Submission, rules: CourseRules, now: float, priv
 
 
 def student_report(report: Report, rules: CourseRules, student: str, now: float) -> Report:
-    """The report as the student may see it now: hidden tests' verdicts only when the rules show them."""
-    report = replace(report, staff=())
-    if rules.hidden_shown(student, report.exercise, now) or not any(o.hidden for o in report.outcomes):
-        return report
-    hidden = sum(o.hidden for o in report.outcomes)
+    """The report as the student may see it now (grader.readers' rule): hidden tests' verdicts only when
+    the course's rules show them, their details never."""
+    released = rules.hidden_shown(student, report.exercise, now)
+    seen = report_seen(report, Reader.STUDENT, released)
+    if len(seen.outcomes) == len(report.outcomes):
+        return seen
+    hidden = len(report.outcomes) - len(seen.outcomes)
     when = "after the deadline" if rules.of(report.exercise).hidden == "after-deadline" else "to staff only"
     note = f"{hidden} hidden test{'s' if hidden != 1 else ''} ran too; their verdicts show {when}"
-    return replace(report, outcomes=tuple(o for o in report.outcomes if not o.hidden), visible_only=True,
-                   notes=(*report.notes, note))
+    return replace(seen, notes=(*seen.notes, note))
 
 
 def _unpathed(text: str, private: tuple[str, ...]) -> str:
@@ -83,39 +87,75 @@ def _unpathed_outcome(outcome: Outcome, private: tuple[str, ...]) -> Outcome:
     return replace(outcome, feedback=feedback, details=details)
 
 
-def counted_score(score: float, lateness: Lateness) -> float | None:
-    """The late rule: what a hand-in graded `score` counts for, its late penalty taken off; nothing after
-    the cut-off. The gradebook and every reply use this one rule, so a student sees what the gradebook keeps."""
-    return None if lateness.too_late else score * (1 - lateness.penalty / 100)
+def attempt_of(submission: Submission, report: Report, lateness: Lateness) -> Attempt:
+    """A graded submission as the one rule of the score that counts reads it (grader.counting), from the
+    report its reader is shown."""
+    return Attempt(submission.id, report.score, report.max_score, submission.review_points, submission.answered,
+                   lateness.penalty, lateness.too_late)
 
 
-def combined(submission: Submission, report: Report, lateness: Lateness) -> float | None:
-    """What a graded submission counts for: the tests' score plus its review's points once released (held
-    between 0 and the exercise's points: a rubric adjusts the tests' score, never passes the exercise's
-    worth), then the late rule. The one rule: the gradebook, the LTI passback and every reply use it."""
-    points = submission.review_points or 0.0
-    score = min(max(report.score + points, 0.0), max(report.max_score, report.score)) if points else report.score
-    return counted_score(score, lateness)
+def counts_of(submissions: Iterable[Submission], rules: CourseRules, overrides: dict[tuple[str, str], Override],
+              report_of: Callable[[Submission], Report]) -> dict[tuple[str, str], Count]:
+    """What each (student, exercise) counts for, by grader.counting, from the graded submissions' reports as
+    `report_of` shows them to their reader: staff the whole report, a student their own view of it."""
+    graded: dict[tuple[str, str], list[Attempt]] = {}
+    for submission in submissions:  # in the order handed in
+        if submission.report is None or submission.status != "done":
+            continue
+        lateness = rules.lateness(submission.student, submission.exercise, submission.submitted_at)
+        where = (submission.student, submission.exercise)
+        graded.setdefault(where, []).append(attempt_of(submission, report_of(submission), lateness))
+    found = {}
+    for where, attempts in graded.items():
+        override = overrides.get(where)
+        found[where] = count(attempts, rules.of(where[1]).counts, override.score if override else None)
+    return found
 
 
-def _as_json(submission: Submission, rules: CourseRules, inputs: dict[str, str] | None) -> dict[str, object]:
+def shown_all(state: State, rules: CourseRules, caller: Caller, submissions: list[Submission], now: float,
+              private: tuple[str, ...] = (), inputs: dict[str, str] | None = None) -> list[dict[str, object]]:
+    """`shown` for each of these submissions, each with the score that counts as its reader sees it: made
+    from every submission of its student and exercise, so a line, a page and the gradebook agree."""
+    counts = reader_counts(state, rules, caller, {s.student for s in submissions}, now)
+    return [shown(s, caller, rules, now, private, inputs, counts.get((s.student, s.exercise))) for s in submissions]
+
+
+def reader_counts(state: State, rules: CourseRules, caller: Caller, students: set[str],
+                  now: float) -> dict[tuple[str, str], Count]:
+    """What these students' exercises count for as `caller` sees them: staff from the whole reports (the
+    gradebook's count), a student from their own view (hidden tests left out until released)."""
+    if not students:
+        return {}
+    siblings = state.list(student=next(iter(students))) if len(students) == 1 else state.list()
+    if caller.staff:
+        return counts_of(siblings, rules, state.overrides(), lambda s: s.report)  # type: ignore[arg-type, return-value]
+    return counts_of(siblings, rules, state.overrides(),
+                     lambda s: student_report(s.report, rules, s.student, now))  # type: ignore[arg-type]
+
+
+def _as_json(submission: Submission, rules: CourseRules, inputs: dict[str, str] | None,
+             counted: Count | None) -> dict[str, object]:
     lateness = rules.lateness(submission.student, submission.exercise, submission.submitted_at)
     report = submission.report if submission.status in ("done", "error") else None
     view: dict[str, object] | None = None
     if report is not None:
         view = as_json(report)
         if report.staff:  # a staff reader's: a student's report has none left
-            view["staff_details"] = [{"test": d.test, "expected": d.expected, "actual": d.actual,
-                                      "traceback": d.traceback} for d in report.staff]
+            view["staff_details"] = [staff_detail_json(d) for d in report.staff]
     entry: dict[str, object] = {
         "id": submission.id, "exercise": submission.exercise, "student": submission.student,
         "status": submission.status, "submitted_at": iso(submission.submitted_at), "late": lateness.late,
         "late_penalty": lateness.penalty, "file": submission.sent_name, "graded_at": iso(submission.graded_at),
         "report": view,
-        # From the report as this reader sees it (a student's: visible tests only until hidden are released).
-        "counted_score": combined(submission, report, lateness) if report is not None and
-        submission.status == "done" else None,
+        # From the reports as this reader sees them (a student's: visible tests only until hidden are released).
+        "counted_score": None,
+        "counted": False,  # the submission its exercise counts now
     }
+    if report is not None and submission.status == "done":
+        counted = counted or count([attempt_of(submission, report, lateness)], rules.of(submission.exercise).counts)
+        entry.update(counted_score=counted_for(counted, submission.id), counted=counted.submission == submission.id)
+    if submission.answered is not None:  # staff's score for it, answering a regrade request
+        entry["regrade_score"] = submission.answered
     if submission.review_points is not None:  # a released review's: see /api/reviews for its items
         entry["review_points"] = submission.review_points
     if view is not None and inputs:
@@ -162,32 +202,23 @@ def build_gradebook(state: State, exercises: Exercises, rules: CourseRules,
     known = {row.id for row in rows}
     students = state.students() if student is None else [student]
     overrides = state.overrides()
-    counted: dict[tuple[str, str], tuple[Submission, float, float]] = {}
-    for submission in state.list(student=student):
-        if submission.exercise not in known or submission.report is None or submission.status != "done":
-            continue
-        lateness = rules.lateness(submission.student, submission.exercise, submission.submitted_at)
-        score = combined(submission, submission.report, lateness)
-        if score is None:
-            continue
-        where = (submission.student, submission.exercise)
-        best = rules.of(submission.exercise).counts == "best"
-        if where not in counted or not best or score >= counted[where][1]:
-            counted[where] = submission, score, lateness.penalty
+    everything = {s.id: s for s in state.list(student=student) if s.exercise in known}
+    counted = counts_of(everything.values(), rules, overrides, lambda s: s.report)  # type: ignore[arg-type, return-value]
     cells: dict[tuple[str, str], Cell] = {}
     applied: list[dict[str, object]] = []
     reviews = {review.submission: review for review in state.reviews(student=student)}
-    for (name, exercise_id), (submission, score, penalty) in sorted(counted.items()):
+    for (name, exercise_id), found in sorted(counted.items()):
+        if found.submission is None or found.score is None:
+            continue  # nothing counts: every hand-in came after the cut-off
+        submission = everything[found.submission]
         report = replace(submission.report, submission=f"{name}/{submission.sent_name}")  # type: ignore[arg-type]
-        override = overrides.get((name, exercise_id))
-        if override is not None and not math.isfinite(override.score):
-            override = None  # stored before scores were checked: no gradebook could carry it
-        final = override.score if override else score
+        penalty = rules.lateness(name, exercise_id, submission.submitted_at).penalty
+        override = overrides.get((name, exercise_id)) if found.override is not None else None
         cells[(name, exercise_id)] = Cell(name, exercise_id, submission.sent_name, submission.sha256, report,
-                                          0.0, 0.0, submission.id, report.verdict, final)
+                                          0.0, 0.0, submission.id, report.verdict, found.score)
         entry: dict[str, object] = {"student": name, "exercise": exercise_id, "submission": submission.id,
                                     "counts": rules.of(exercise_id).counts, "late_penalty": penalty,
-                                    "graded_score": report.score, "score": final}
+                                    "graded_score": report.score, "score": found.score}
         if override:
             entry["override"] = {"score": override.score, "reason": override.reason, "by": override.by,
                                  "at": iso(override.at)}
@@ -196,10 +227,11 @@ def build_gradebook(state: State, exercises: Exercises, rules: CourseRules,
         if review is not None:  # a pending one is shown to staff, marked, and counts only once released
             entry["review"] = {"points": review.points, "released": released,
                                "items": [item[0] for item in review.items], "by": review.by, "at": iso(review.at)}
-        # Which part came from where: the tests, the released review's rubric points, the late rule, a TA.
+        # Which part came from where: the tests, the released review's rubric points, a regrade answer, the
+        # late rule, a TA's override (grader.counting decided which applies).
         entry["parts"] = {"tests": report.score, "rubric": review.points if released else 0.0,  # type: ignore[union-attr]
-                          "late_penalty": penalty, "override": override.score if override else None,
-                          "from": "override" if override else "tests+rubric" if released else "tests"}
+                          "regrade": submission.answered, "late_penalty": penalty,
+                          "override": override.score if override else None, "from": found.source}
         applied.append(entry)
     students = sorted(set(students) | {s for s, _ in counted})
     from grader.version import grader_version

@@ -68,7 +68,8 @@ def test_a_review_counts_and_shows_only_once_released_and_the_gradebook_says_whe
     pending = cell(served, ta)
     assert pending["score"] == 3.0  # pending: staff see it, marked, and it does not count
     assert pending["review"]["released"] is False and pending["review"]["items"] == ["no-docstring"]
-    assert pending["parts"] == {"tests": 3.0, "rubric": 0.0, "late_penalty": 0.0, "override": None, "from": "tests"}
+    assert pending["parts"] == {"tests": 3.0, "rubric": 0.0, "regrade": None, "late_penalty": 0.0,
+                               "override": None, "from": "tests"}
     assert served.call("GET", f"/api/reviews?submission={number}", alice).status == 404  # nothing of it
     assert "review_points" not in served.call("GET", f"/api/submissions/{number}", alice).body
     assert "Why is 2 special?" not in served.call("GET", f"/submissions/{number}/review", alice).body
@@ -127,7 +128,9 @@ def test_a_student_asks_for_a_regrade_staff_answer_and_change_the_score_and_the_
     assert [(m["author"], m["staff"], m["score"]) for m in answer.body["thread"]] == [
         ("alice", False, None), ("ta", True, 3.5)]
     assert served.call("GET", f"/api/regrade-requests/{request}", alice).body["thread"] == answer.body["thread"]
-    assert cell(served, ta)["score"] == 3.5 and cell(served, ta)["parts"]["from"] == "override"
+    # The answer is the asked-about submission's new score (it counts: the latest), not an override.
+    assert cell(served, ta)["score"] == 3.5 and cell(served, ta)["parts"]["from"] == "regrade"
+    assert cell(served, ta)["parts"]["regrade"] == 3.5 and "override" not in cell(served, ta)
     assert post(served, f"/api/regrade-requests/{request}", alice, {"message": "Thanks", "score": 4}).status == 403
     assert post(served, f"/api/regrade-requests/{request}", alice, {"message": "Thanks!"}).body["status"] == "open"
 
@@ -136,8 +139,9 @@ def test_a_student_asks_for_a_regrade_staff_answer_and_change_the_score_and_the_
     post(served, "/api/overrides", ta, {"student": "alice", "exercise": "add", "score": 3, "reason": "on reflection"})
     changes = served.call("GET", "/api/audit?student=alice", ta).body["changes"]
     rows = [(c["what"], c["who"], c["before"], c["after"]) for c in changes]
-    assert rows == [("request", "ta", None, 3.5), ("review", "ta", None, -2.0), ("release", "ta", 3.5, 3.5),
-                    ("override", "ta", 3.5, 3.0)], rows
+    # The request's row: the score that counts, before and after; the override's: the override before it.
+    assert rows == [("request", "ta", 3.0, 3.5), ("review", "ta", None, -2.0), ("release", "ta", 3.5, 3.5),
+                    ("override", "ta", None, 3.0)], rows
     assert changes[0]["why"].startswith(f"regrade request {request}: You special-case 2")
     exported = served.call("GET", "/api/audit?student=alice&format=csv", ta)
     assert exported.headers["content-type"].startswith("text/csv")
@@ -336,7 +340,7 @@ def test_reviews_requests_and_the_audit_live_in_postgresql_too(served: Served, d
     assert cell(served, ta)["score"] == 2.0
     rows = [(c["what"], c["before"], c["after"]) for c in
             served.call("GET", "/api/audit?student=alice", ta).body["changes"]]
-    assert rows == [("review", None, -1.0), ("review", -1.0, -2.0), ("release", 3.0, 1.0), ("request", None, 2.0)]
+    assert rows == [("review", None, -1.0), ("review", -1.0, -2.0), ("release", 3.0, 1.0), ("request", 1.0, 2.0)]
 
 
 def test_a_late_hand_ins_review_counts_before_the_late_rule_and_the_audit_shows_the_rule_applied(

@@ -4,9 +4,9 @@ Who is sent a score: every learner of the link's course the LMS knows, by the id
 launched, and those its roster lists under the name a launch would give them (a student who handed in with
 a token, and never opened the tool from the LMS).
 
-A sync, not a hook: each round compares the score the gradebook counts now (build_gradebook: the rules,
-the late penalty, overrides) with the last score the LMS accepted for that (resource link, student), and
-sends what differs. A regrade or an override therefore sends the new score with no call from their code; a score that would
+A sync, not a hook: each round compares the score the gradebook counts now (counted_scores: the one rule
+of grader.counting: the late penalty, released reviews, regrade answers, overrides) with the last score
+the LMS accepted for that (resource link, student), and sends what differs. A regrade or an override therefore sends the new score with no call from their code; a score that would
 tell a student what their hidden tests do is held until the deadline;
 a send that fails is kept with its error (staff see it at /api/lti/status) and tried again, less often each
 time, until the LMS takes it."""
@@ -31,6 +31,15 @@ def _backoff(failures: int) -> float:
     return min(2.0 ** failures, 600.0)
 
 
+def counted_scores(server: Server) -> tuple[Any, dict[tuple[str, str], float]]:
+    """The gradebook, and the score each (student, exercise) counts for as the LMS is sent it: the
+    gradebook's cells, whose scores grader.counting decided, as every other reader's."""
+    from grader.server.views import build_gradebook
+
+    book, _ = build_gradebook(server.state, server.exercises, server.rules)
+    return book, {key: cell.score for key, cell in book.cells.items()}
+
+
 def send_scores(server: Server, store: Store, now: float | None = None) -> list[dict[str, Any]]:
     """One round: the scores that changed, sent. What was tried, with the outcome of each."""
     from pylti1p3.assignments_grades import AssignmentsGradesService
@@ -38,14 +47,12 @@ def send_scores(server: Server, store: Store, now: float | None = None) -> list[
     from pylti1p3.service_connector import ServiceConnector
 
     from grader.platforms.lti.protocol import registration
-    from grader.server.views import build_gradebook
 
     links = [link for link in store.links() if link.lineitem and SCORE_SCOPE in link.scopes]
     if not links:
         return []
     now = time.time() if now is None else now
-    book, applied = build_gradebook(server.state, server.exercises, server.rules)
-    scores = {(a["student"], a["exercise"]): float(a["score"]) for a in applied}  # type: ignore[arg-type]
+    book, scores = counted_scores(server)
     maxima = {row.id: row.max_score for row in book.exercises}
     with_hidden = {row.id for row in book.exercises if any(t["hidden"] for t in row.tests)}
     sends = store.sends()
