@@ -45,7 +45,7 @@ def test_entry(outcome: Outcome) -> dict[str, object]:
 
 
 def as_json(report: Report) -> dict[str, object]:
-    return {
+    entry = {
         "version": VERSION,
         "exercise": report.exercise,
         "submission": report.submission,
@@ -58,6 +58,11 @@ def as_json(report: Report) -> dict[str, object]:
         "limits_source": report.limits_source,
         "notes": list(report.notes),
     }
+    if report.quality is not None:  # the spec's `quality:`: its deduction is already out of `score`
+        from grader.quality.shown import quality_json
+
+        entry["quality"] = quality_json(report.quality)
+    return entry
 
 
 def gradebook_json(book: Gradebook) -> dict[str, object]:

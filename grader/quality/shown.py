@@ -1,0 +1,59 @@
+"""A quality section as every output says it: the JSON section (the contract other tools read), and the
+sentences the terminal, the HTML pages, JUnit and the server put around it. One wording, here."""
+
+from __future__ import annotations
+
+from grader.quality.data import CategoryResult, Issue, Mode, QualityResult
+from grader.text import escape_controls, points
+from grader.words import count
+
+
+def quality_json(quality: QualityResult) -> dict[str, object]:
+    """The report's `quality` section: fields only ever added, as the rest of the report."""
+    return {
+        "tool": quality.tool,
+        "deduction": quality.deduction,
+        "capped": quality.capped,
+        "not_checked": quality.not_checked,
+        "note": quality.note,
+        "categories": [{"name": c.name, "mode": str(c.mode), "counted": c.counted, "deduction": c.deduction,
+                        "capped": c.capped} for c in quality.categories],
+        "issues": [{"code": i.code, "message": i.message, "line": i.line, "column": i.column,
+                    "category": i.category, "text": i.text, "in_starter": i.in_starter, "url": i.url}
+                   for i in quality.issues],
+        "unlisted": quality.unlisted,
+    }
+
+
+def headline(quality: QualityResult) -> str:
+    """'Code quality (ruff 0.17.5): 1.35 points off, capped for the exercise'."""
+    if quality.not_checked:
+        return f"Code quality ({quality.tool}): not checked: {quality.not_checked}"
+    if not quality.deduction:
+        found = sum(1 for i in quality.issues if not i.in_starter) + quality.unlisted
+        return f"Code quality ({quality.tool}): {count(found, 'issue')} to look at, no points off"
+    capped = ", capped for the exercise" if quality.capped else ""
+    return f"Code quality ({quality.tool}): {points(quality.deduction)} points off{capped}"
+
+
+def category_line(part: CategoryResult) -> str:
+    """'naming (graded): 2 issues, 1 point off (capped)'; 'style (feedback): 1 issue, shown only'."""
+    if part.mode is not Mode.GRADED:
+        return f"{part.name} ({part.mode}): {count(part.counted, 'issue')}, shown only"
+    off = f"{points(part.deduction)} point{'s' if part.deduction != 1 else ''} off"
+    return f"{part.name} (graded): {count(part.counted, 'issue')}, {off}" + (" (capped)" if part.capped else "")
+
+
+def issue_line(issue: Issue) -> str:
+    """'line 4:5 N803 Argument name `N` should be lowercase [naming]': the student's text made inert."""
+    starter = " (in the starter code too: not counted)" if issue.in_starter else ""
+    return escape_controls(f"line {issue.line}:{issue.column} {issue.code} {issue.message} [{issue.category}]{starter}")
+
+
+def review_comment(issue: Issue) -> str:
+    """A line comment a reviewer is offered for an issue the student introduced."""
+    return escape_controls(f"{issue.code}: {issue.message} ({issue.category})")
+
+
+def unlisted_line(quality: QualityResult) -> str:
+    return f"... and {count(quality.unlisted, 'more issue')}, counted above" if quality.unlisted else ""
