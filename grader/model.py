@@ -357,5 +357,10 @@ class Report:
         return max(tests - self.quality.deduction, 0.0) if self.quality and self.quality.deduction else tests
 
     @property
+    def quality_taken(self) -> float:
+        """What code quality took off the tests' score: its deduction, or less when the tests had less."""
+        return round(self.tests_score - self.score, 6)
+
+    @property
     def max_score(self) -> float:
         return sum(o.max_points for o in self.outcomes)

@@ -79,7 +79,7 @@ def gradebook_json(book: Gradebook) -> dict[str, object]:
 
 
 def _cell(cell: Cell) -> dict[str, object]:
-    return {
+    entry = {
         "file": cell.file,
         "verdict": str(cell.verdict),
         "score": cell.score,
@@ -88,6 +88,13 @@ def _cell(cell: Cell) -> dict[str, object]:
         "cpu_seconds": round(cell.cpu_seconds, 4),
         "tests": [test_entry(o) for o in cell.report.outcomes],
     }
+    quality = cell.report.quality
+    if quality is not None:  # which part came from where, as the server's gradebook says it
+        from grader.quality.shown import quality_json
+
+        entry["parts"] = {"tests": cell.report.tests_score, "quality": -cell.report.quality_taken or 0.0}
+        entry["quality"] = quality_json(quality)
+    return entry
 
 
 class JsonReport(Output):

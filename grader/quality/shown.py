@@ -57,3 +57,28 @@ def review_comment(issue: Issue) -> str:
 
 def unlisted_line(quality: QualityResult) -> str:
     return f"... and {count(quality.unlisted, 'more issue')}, counted above" if quality.unlisted else ""
+
+
+def quality_from_json(data: dict[str, object]) -> QualityResult:
+    """The section read back as quality_json wrote it (a batch's store keeps it so)."""
+    parts = tuple(CategoryResult(str(c["name"]), Mode(c["mode"]), int(c["counted"]), float(c["deduction"]),
+                                 bool(c["capped"])) for c in data["categories"])  # type: ignore[attr-defined]
+    issues = tuple(Issue(str(i["code"]), str(i["message"]), int(i["line"]), int(i["column"]), str(i["category"]),
+                         str(i["text"]), bool(i["in_starter"]), str(i["url"])) for i in data["issues"])  # type: ignore[attr-defined]
+    return QualityResult(str(data["tool"]), issues, parts, float(data["deduction"]), bool(data["capped"]),  # type: ignore[arg-type]
+                         str(data["not_checked"]), str(data["note"]), int(data["unlisted"]))  # type: ignore[call-overload]
+
+
+def quality_of(given: QualityResult | dict[str, object]) -> QualityResult:
+    """The section as a record, whether a page has the report itself or its JSON view (the server's)."""
+    return quality_from_json(given) if isinstance(given, dict) else given
+
+
+def offered_comments(given: QualityResult | dict[str, object] | None, lines: int, most: int) -> list[dict[str, object]]:
+    """Line comments a reviewer is offered (the review form prefilled, theirs to edit or clear): one per
+    issue the student introduced, on a line of the code the review counts."""
+    if not given:
+        return []
+    quality = quality_of(given)
+    return [{"line": i.line, "text": review_comment(i)} for i in quality.issues
+            if not i.in_starter and 0 < i.line <= lines][:most]
