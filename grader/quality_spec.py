@@ -112,4 +112,9 @@ def _known_to_ruff(reader: Reader, node: yaml.Node, categories: list[Category]) 
 
     refused = unknown_selector(tuple(rule for category in categories for rule in category.rules))
     if refused:
-        reader.problem(node, f"quality: {refused}; the rules are ruff's codes (https://docs.astral.sh/ruff/rules/)")
+        named = re.search(r"`([A-Z0-9]+)`", refused)
+        rules = [item for _, value in node.value if isinstance(value, yaml.MappingNode)  # type: ignore[attr-defined]
+                 for key, listed in value.value if key.value == "rules" and isinstance(listed, yaml.SequenceNode)
+                 for item in listed.value]
+        where = next((item for item in rules if named and item.value == named[1]), node)
+        reader.problem(where, f"quality: {refused}; the rules are ruff's codes (https://docs.astral.sh/ruff/rules/)")

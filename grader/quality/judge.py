@@ -45,7 +45,10 @@ def check_quality(spec: QualitySpec, source: str, starter: str, max_score: float
         return QualityResult(tool)
     found = run(source, chosen, skipped)
     if found.failure:
-        return QualityResult(tool, not_checked=found.failure)
+        # A file that stops ruff (too large, too slow, its parser's stack) takes the most the spec allows:
+        # else padding a file would be a way out of every deduction.
+        most = 0.0 if found.grader_fault else _most(spec, max_score)
+        return QualityResult(tool, deduction=most, capped=bool(most), not_checked=found.failure)
     baseline = _baseline(starter, chosen, skipped, run) if starter.strip() else Counter()
     lines = source.splitlines()
     issues: list[Issue] = []
@@ -74,6 +77,14 @@ def _part(category: Category, issues: list[Issue]) -> CategoryResult:
     taken = round(counted * category.penalty, 6)
     cap = category.cap if category.cap is not None else float("inf")
     return CategoryResult(category.name, category.mode, counted, min(taken, cap), taken > cap)
+
+
+def _most(spec: QualitySpec, max_score: float) -> float:
+    """The most the spec can take: the exercise's cap, or the graded categories' caps added up (0 when
+    neither bounds it)."""
+    caps = sum(c.cap if c.cap is not None else float("inf") for c in spec.categories if c.mode is Mode.GRADED)
+    most = min(caps, _exercise_cap(spec, max_score))
+    return most if most != float("inf") else 0.0
 
 
 def _exercise_cap(spec: QualitySpec, max_score: float) -> float:

@@ -49,6 +49,7 @@ class Finding:
 class Findings:
     found: tuple[Finding, ...] = ()
     failure: str = ""  # why there are none to trust: ruff was too slow, failed, or the file too large
+    grader_fault: bool = False  # the failure is ours (ruff would not start), not the file's
     cut: bool = False  # ruff's output passed OUTPUT_MOST: `found` holds the findings read before it
 
 
@@ -71,7 +72,8 @@ def command(select: tuple[str, ...], ignore: tuple[str, ...]) -> list[str]:
     return argv + (["--ignore", ",".join(ignore)] if ignore else [])
 
 
-def run_ruff(source: str, select: tuple[str, ...], ignore: tuple[str, ...] = ()) -> Findings:
+def run_ruff(source: str, select: tuple[str, ...], ignore: tuple[str, ...] = (), *,
+             wall: float = WALL_SECONDS) -> Findings:
     """What ruff finds in `source` under rules `select` minus `ignore`; never raises for the file's sake."""
     data = source.encode("utf-8", "surrogatepass")
     if len(data) > SOURCE_MOST:
@@ -84,11 +86,12 @@ def run_ruff(source: str, select: tuple[str, ...], ignore: tuple[str, ...] = ())
         try:
             with out.open("wb") as stdout, err.open("wb") as stderr:
                 done = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr, cwd=folder,
-                                      env=env, timeout=WALL_SECONDS, check=False)
+                                      env=env, timeout=wall, check=False)
         except subprocess.TimeoutExpired:
-            return Findings(failure=f"ruff took over {WALL_SECONDS:g} s: the file's code quality was not checked")
+            return Findings(failure=f"ruff took over {wall:g} s: the file's code quality was not checked")
         except OSError as error:
-            return Findings(failure=f"ruff could not start ({error.strerror}): code quality was not checked")
+            return Findings(failure=f"ruff could not start ({error.strerror}): code quality was not checked",
+                            grader_fault=True)
         with out.open("rb") as stream:
             written = stream.read(OUTPUT_MOST + 1)
         cut = len(written) > OUTPUT_MOST

@@ -28,7 +28,8 @@ def quality_json(quality: QualityResult) -> dict[str, object]:
 def headline(quality: QualityResult) -> str:
     """'Code quality (ruff 0.17.5): 1.35 points off, capped for the exercise'."""
     if quality.not_checked:
-        return f"Code quality ({quality.tool}): not checked: {quality.not_checked}"
+        taken = f"; {points(quality.deduction)} points off, the most it takes" if quality.deduction else ""
+        return f"Code quality ({quality.tool}): not checked: {quality.not_checked}{taken}"
     if not quality.deduction:
         found = sum(1 for i in quality.issues if not i.in_starter) + quality.unlisted
         return f"Code quality ({quality.tool}): {count(found, 'issue')} to look at, no points off"
