@@ -147,8 +147,13 @@ def report_from_json(data: dict[str, Any]) -> Report:
         limit_seconds=t["limit_seconds"], description=t.get("description", ""), limit_source=t["limit_source"],
         input=t.get("input"))
         for t in data["tests"])
+    quality = data.get("quality")
+    if quality is not None:  # its deduction is in the server's score: the report read back must take it too
+        from grader.quality.shown import quality_from_json
+
+        quality = quality_from_json(quality)
     return Report(data["exercise"], data["submission"], outcomes, data["isolation"], data["visible_only"],
-                  tuple(data["notes"]))
+                  tuple(data["notes"]), quality=quality)
 
 
 def multipart(fields: dict[str, str], file_field: str, file_name: str, data: bytes) -> tuple[bytes, str]:

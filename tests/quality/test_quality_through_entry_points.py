@@ -11,6 +11,8 @@ import xml.etree.ElementTree as ET
 from importlib.metadata import version
 from pathlib import Path
 
+from grader.outputs.json_report import as_json
+from grader.server.client import report_from_json
 from tests.conftest import ROOT, run_cli
 from tests.server.conftest import Served, served  # noqa: F401 - the fixture: a real grader serve
 
@@ -51,6 +53,7 @@ def test_check_takes_the_capped_deduction_says_it_per_line_and_a_second_check_is
         report = json.loads(result.stdout)
         sections.append(json.dumps(report["quality"], sort_keys=True))
     assert sections[0] == sections[1]
+    assert as_json(report_from_json(report)) == report  # `grader submit` reads the server's reply back whole
     quality = report["quality"]
     assert report["score"] == 7.65 and report["verdict"] == "passed" and result.returncode == 0
     assert quality["tool"] == f"ruff {version('ruff')}" and quality["deduction"] == 1.35 and quality["capped"]
