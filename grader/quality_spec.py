@@ -118,3 +118,17 @@ def _known_to_ruff(reader: Reader, node: yaml.Node, categories: list[Category]) 
                  for item in listed.value]
         where = next((item for item in rules if named and item.value == named[1]), node)
         reader.problem(where, f"quality: {refused}; the rules are ruff's codes (https://docs.astral.sh/ruff/rules/)")
+
+
+def quality_entry(quality: QualitySpec) -> dict[str, object]:
+    """The section as a spec writes it (grader export's bundles carry it, and read it back the same)."""
+    categories: dict[str, object] = {}
+    for category in quality.categories:
+        entry: dict[str, object] = {"rules": list(category.rules), "mode": str(category.mode)}
+        if category.mode is Mode.GRADED:
+            entry["penalty"] = category.penalty
+            if category.cap is not None:
+                entry["cap"] = category.cap
+        categories[category.name] = entry
+    cap = f"{quality.cap_percent:g}%" if quality.cap_percent is not None else quality.cap
+    return {"categories": categories, **({"cap": cap} if cap is not None else {})}

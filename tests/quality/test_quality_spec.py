@@ -59,3 +59,13 @@ def test_quality_needs_categories_and_only_code_takes_it(tmp_path: Path) -> None
                "tests:\n  - name: the output\n" + QUALITY)
     assert problems(tmp_path, predict) == [
         "add.yaml:8:3: quality: is for code that is handed in; this exercise's hand-in is not code"]
+
+
+def test_an_exported_spec_carries_quality_and_reads_back_the_same(tmp_path: Path) -> None:
+    from grader.export import exercise_spec, write_spec
+
+    path = tmp_path / "add.yaml"
+    path.write_text(GOOD + QUALITY.replace("cap: 10%", "cap: 2.5"))
+    exercise = load_exercise(path)
+    write_spec(exercise_spec(exercise, exercise.tests, {}), tmp_path / "out" / "add.yaml")
+    assert load_exercise(tmp_path / "out" / "add.yaml").quality == exercise.quality
