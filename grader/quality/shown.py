@@ -32,6 +32,8 @@ def headline(quality: QualityResult) -> str:
         return f"Code quality ({quality.tool}): not checked: {quality.not_checked}{taken}"
     if not quality.deduction:
         found = sum(1 for i in quality.issues if not i.in_starter) + quality.unlisted
+        if not found:
+            return f"Code quality ({quality.tool}): no issues"
         return f"Code quality ({quality.tool}): {count(found, 'issue')} to look at, no points off"
     capped = ", capped for the exercise" if quality.capped else ""
     return f"Code quality ({quality.tool}): {points(quality.deduction)} points off{capped}"
