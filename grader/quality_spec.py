@@ -77,7 +77,8 @@ def _category(reader: Reader, key: yaml.Node, node: yaml.Node) -> Category | Non
 def _points(reader: Reader, node: yaml.Node | None, where: str) -> float | None:
     value = reader.typed(node, float, where, None, "a positive number of points")  # type: ignore[arg-type]
     if value is not None and not 0 < value <= POINTS_MOST:
-        reader.problem(node, f"{where} must be a positive number of points, at most {POINTS_MOST:g}, not {value}")  # type: ignore[arg-type]
+        reader.problem(node, f"{where} must be a positive number of points, "  # type: ignore[arg-type]
+                             f"at most {POINTS_MOST:g}, not {value}")
         return None
     return value
 

@@ -3,6 +3,8 @@ sentences the terminal, the HTML pages, JUnit and the server put around it. One 
 
 from __future__ import annotations
 
+from typing import Any
+
 from grader.quality.data import CategoryResult, Issue, Mode, QualityResult
 from grader.text import escape_controls, points
 from grader.words import count
@@ -62,22 +64,20 @@ def unlisted_line(quality: QualityResult) -> str:
     return f"... and {count(quality.unlisted, 'more issue')}, counted above" if quality.unlisted else ""
 
 
-def quality_from_json(data: dict[str, object]) -> QualityResult:
-    """The section read back as quality_json wrote it (a batch's store keeps it so)."""
-    parts = tuple(CategoryResult(str(c["name"]), Mode(c["mode"]), int(c["counted"]), float(c["deduction"]),
-                                 bool(c["capped"])) for c in data["categories"])  # type: ignore[attr-defined]
-    issues = tuple(Issue(str(i["code"]), str(i["message"]), int(i["line"]), int(i["column"]), str(i["category"]),
-                         str(i["text"]), bool(i["in_starter"]), str(i["url"])) for i in data["issues"])  # type: ignore[attr-defined]
-    return QualityResult(str(data["tool"]), issues, parts, float(data["deduction"]), bool(data["capped"]),  # type: ignore[arg-type]
-                         str(data["not_checked"]), str(data["note"]), int(data["unlisted"]))  # type: ignore[call-overload]
+def quality_from_json(data: dict[str, Any]) -> QualityResult:
+    """The section read back as quality_json wrote it (its keys are the records' fields)."""
+    parts = tuple(CategoryResult(**{**c, "mode": Mode(c["mode"])}) for c in data["categories"])
+    issues = tuple(Issue(**issue) for issue in data["issues"])
+    return QualityResult(**{**data, "categories": parts, "issues": issues})
 
 
-def quality_of(given: QualityResult | dict[str, object]) -> QualityResult:
+def quality_of(given: QualityResult | dict[str, Any]) -> QualityResult:
     """The section as a record, whether a page has the report itself or its JSON view (the server's)."""
     return quality_from_json(given) if isinstance(given, dict) else given
 
 
-def offered_comments(given: QualityResult | dict[str, object] | None, lines: int, most: int) -> list[dict[str, object]]:
+def offered_comments(given: QualityResult | dict[str, Any] | None, lines: int,
+                     most: int) -> list[dict[str, object]]:
     """Line comments a reviewer is offered (the review form prefilled, theirs to edit or clear): one per
     issue the student introduced, on a line of the code the review counts."""
     if not given:
