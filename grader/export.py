@@ -16,7 +16,7 @@ from grader.forms.given import Generated
 from grader.model import MISSING, CalibrationRule, CheckerSpec, Exercise, Limits, Rule, Test
 
 KEY_ORDER = ("title", "kind", "entry", "prelude", "test_setup", "handin_files", "hidden_tests", "statement", "snippet", "starter", "hints", "limits",
-             "calibration", "checker", "require", "forbid", "tests")
+             "calibration", "checker", "require", "forbid", "quality", "tests")
 
 
 # ---------------------------------------------------------------- YAML that reads like a hand-written spec
@@ -98,6 +98,10 @@ def exercise_spec(exercise: Exercise, tests: tuple[Test, ...], expected: dict[st
         spec["calibration"] = {f.name: getattr(exercise.calibration, f.name) for f in fields(CalibrationRule)}
     spec["require"] = [_rule(rule) for rule in exercise.require]
     spec["forbid"] = [_rule(rule) for rule in exercise.forbid]
+    if exercise.quality is not None:  # graded wherever the bundle grades: Gradescope, a student's own check
+        from grader.quality_spec import quality_entry
+
+        spec["quality"] = quality_entry(exercise.quality)
     spec["tests"] = [_test(exercise, test, expected) for test in tests]
     return spec
 

@@ -13,6 +13,7 @@ from grader.expected import ExpectationError, expected_values
 from grader.kinds import kind_of
 from grader.handins.base import Context, Handin
 from grader.model import Exercise, Outcome, Report, RunResult, Test, Verdict
+from grader.quality.data import QualityResult
 from grader.text import bounded
 from grader.records import record
 from grader.replies import captured
@@ -90,17 +91,27 @@ def grade(exercise: Exercise, submission: Path, request: GradingRequest = Gradin
             verdict, feedback, details = refused
             return _all(exercise, tests, name, isolation, verdict, feedback, request.visible_only, details)
         run.submit(read.source, read.modules)
+        quality = _quality(exercise, read.source)  # ruff reads the file while the sandbox loads it
         outcomes: dict[str, Outcome] = {}
         seen: dict[str, RunResult] = {}
         _run_in_order(tests, _recording(run.run, seen), expected, outcomes, request.pace)
         first = _load_failure(tests, run.load_failure, outcomes)
         if first is not None:  # no test ran: one problem of the whole file, told the same for all
-            return read.annotate(_all(exercise, tests, name, isolation, first.verdict, first.feedback,
-                                      request.visible_only, first.details))
+            return read.annotate(replace(_all(exercise, tests, name, isolation, first.verdict, first.feedback,
+                                              request.visible_only, first.details), quality=quality))
     staff = staff_details(tests, seen, expected) if request.reader is Reader.STAFF else ()
     report = Report(exercise.id, name, tuple(_sourced(outcomes[t.name], t) for t in tests), isolation,
-                    request.visible_only, staff=staff)
+                    request.visible_only, staff=staff, quality=quality)
     return read.annotate(report)
+
+
+def _quality(exercise: Exercise, source: str) -> QualityResult | None:
+    """The spec's `quality:` on a hand-in that parses (one that does not gets no test run, nor this)."""
+    if exercise.quality is None:
+        return None
+    from grader.quality.judge import check_quality  # only for an exercise that has quality
+
+    return check_quality(exercise.quality, source, exercise.starter, exercise.max_score)
 
 
 def _refusal(exercise: Exercise, handin: Handin, name: str) -> tuple[Verdict, str, str] | None:

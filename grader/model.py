@@ -11,6 +11,7 @@ from grader.records import record
 
 if TYPE_CHECKING:  # a test form's data, kept below the model (the forms import the model)
     from grader.form_data import ExpectedRaise, ProgramIO, Step
+    from grader.quality.data import QualityResult, QualitySpec
 
 
 class Verdict(StrEnum):
@@ -219,6 +220,7 @@ class Exercise:
     calibration: CalibrationRule = field(default_factory=CalibrationRule)
     mutants: MutantsRule = field(default_factory=MutantsRule)
     rubric: tuple[RubricItem, ...] = ()  # a TA's review ticks these (grader serve)
+    quality: QualitySpec | None = None  # the spec's `quality:`: ruff's issues in categories (grader/quality/)
 
     @property
     def reference_dir(self) -> Path:
@@ -327,6 +329,7 @@ class Report:
     visible_only: bool = False  # a student bundle: hidden tests run at grading time
     notes: tuple[str, ...] = ()  # about the hand-in itself: magics not run, the file a folder was graded from
     staff: tuple[StaffDetail, ...] = ()  # hidden tests' details: stored for staff, never rendered for students
+    quality: QualityResult | None = None  # the spec's `quality:` on this hand-in; its deduction is in `score`
 
     @property
     def limits_source(self) -> str:
@@ -346,8 +349,19 @@ class Report:
         return min((o.verdict for o in self.outcomes), key=lambda v: v.severity)
 
     @property
-    def score(self) -> float:
+    def tests_score(self) -> float:
         return sum(o.points for o in self.outcomes)
+
+    @property
+    def score(self) -> float:
+        """The tests' points less the code quality's deduction, never below 0."""
+        tests = self.tests_score
+        return max(tests - self.quality.deduction, 0.0) if self.quality and self.quality.deduction else tests
+
+    @property
+    def quality_taken(self) -> float:
+        """What code quality took off the tests' score: its deduction, or less when the tests had less."""
+        return round(self.tests_score - self.score, 6)
 
     @property
     def max_score(self) -> float:

@@ -15,11 +15,12 @@ from pathlib import Path
 
 from grader.errors import UsageError
 from grader.model import Outcome, Report, StaffDetail, Verdict
+from grader.quality.data import QualityResult
 from grader.records import record
 from grader.workers.job import Graded, GradingKey
 
 FIRST_SCHEMA = "1"  # what SCHEMA creates; MIGRATIONS bring it, or an old store, up to SCHEMA_VERSION
-SCHEMA_VERSION = 5  # PRAGMA user_version of an up-to-date store
+SCHEMA_VERSION = 6  # PRAGMA user_version of an up-to-date store
 KEY = "submission_hash, exercise_hash, grader_version, run_all"
 SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -76,7 +77,22 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
     5: (  # a hidden test's input, for staff: which call failed (grader batch show, the staff pages)
         "ALTER TABLE staff_details ADD COLUMN input TEXT NOT NULL DEFAULT ''",
     ),
+    6: (  # the spec's `quality:` on the hand-in (the report's JSON section); '' when the spec has none
+        "ALTER TABLE gradings ADD COLUMN quality TEXT NOT NULL DEFAULT ''",
+    ),
 }
+
+
+def _quality_text(report: Report) -> str:
+    from grader.quality.shown import quality_json
+
+    return json.dumps(quality_json(report.quality), sort_keys=True) if report.quality is not None else ""
+
+
+def _quality_of(text: str) -> QualityResult | None:
+    from grader.quality.shown import quality_from_json
+
+    return quality_from_json(json.loads(text)) if text else None
 
 
 def migrate(db: sqlite3.Connection) -> None:
@@ -181,12 +197,12 @@ class Store:
         with self.transaction():
             cursor = self.db.execute(
                 f"INSERT OR IGNORE INTO gradings ({KEY}, exercise, label, verdict, score, max_score, cpu_seconds, "
-                "grader_cpu_seconds, wall_seconds, isolation, worker, run_id, graded_at, notes) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "grader_cpu_seconds, wall_seconds, isolation, worker, run_id, graded_at, notes, quality) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 _storable((*_key(graded.key), report.exercise, report.submission, str(report.verdict), report.score,
                            report.max_score, graded.cpu_seconds, graded.grader_cpu_seconds, graded.wall_seconds,
                            report.isolation, graded.worker, self.run_id, time.time(),
-                           json.dumps(list(report.notes)))))
+                           json.dumps(list(report.notes)), _quality_text(report))))
             if cursor.rowcount == 0:
                 return False
             self.db.executemany(
@@ -230,11 +246,13 @@ class Store:
                 cpu_seconds=cpu, limit_seconds=limit, limit_source=source, input=given, stdout=printed,
                 stderr=errors))
         found: dict[GradingKey, StoredGrading] = {}
-        query = (f"SELECT {KEY}, exercise, label, isolation, verdict, cpu_seconds, wall_seconds, run_id, notes "
-                 f"FROM gradings WHERE ({KEY}) IN (SELECT {KEY} FROM submissions)")
-        for s, e, g, a, exercise, label, isolation, verdict, cpu, wall, run_id, notes in self.db.execute(query):
+        query = (f"SELECT {KEY}, exercise, label, isolation, verdict, cpu_seconds, wall_seconds, run_id, notes, "
+                 f"quality FROM gradings WHERE ({KEY}) IN (SELECT {KEY} FROM submissions)")
+        for s, e, g, a, exercise, label, isolation, verdict, cpu, wall, run_id, notes, quality \
+                in self.db.execute(query):
             key = GradingKey(s, e, g, bool(a))
-            report = Report(exercise, label, tuple(outcomes.get(key, [])), isolation, notes=tuple(json.loads(notes)))
+            report = Report(exercise, label, tuple(outcomes.get(key, [])), isolation, notes=tuple(json.loads(notes)),
+                            quality=_quality_of(quality))
             found[key] = StoredGrading(report, Verdict(verdict), cpu, wall, run_id)
         return found
 

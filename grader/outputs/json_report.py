@@ -45,7 +45,7 @@ def test_entry(outcome: Outcome) -> dict[str, object]:
 
 
 def as_json(report: Report) -> dict[str, object]:
-    return {
+    entry = {
         "version": VERSION,
         "exercise": report.exercise,
         "submission": report.submission,
@@ -58,6 +58,11 @@ def as_json(report: Report) -> dict[str, object]:
         "limits_source": report.limits_source,
         "notes": list(report.notes),
     }
+    if report.quality is not None:  # the spec's `quality:`: its deduction is already out of `score`
+        from grader.quality.shown import quality_json
+
+        entry["quality"] = quality_json(report.quality)
+    return entry
 
 
 def gradebook_json(book: Gradebook) -> dict[str, object]:
@@ -74,7 +79,7 @@ def gradebook_json(book: Gradebook) -> dict[str, object]:
 
 
 def _cell(cell: Cell) -> dict[str, object]:
-    return {
+    entry = {
         "file": cell.file,
         "verdict": str(cell.verdict),
         "score": cell.score,
@@ -83,6 +88,13 @@ def _cell(cell: Cell) -> dict[str, object]:
         "cpu_seconds": round(cell.cpu_seconds, 4),
         "tests": [test_entry(o) for o in cell.report.outcomes],
     }
+    quality = cell.report.quality
+    if quality is not None:  # which part came from where, as the server's gradebook says it
+        from grader.quality.shown import quality_json
+
+        entry["parts"] = {"tests": cell.report.tests_score, "quality": -cell.report.quality_taken or 0.0}
+        entry["quality"] = quality_json(quality)
+    return entry
 
 
 class JsonReport(Output):

@@ -2,7 +2,8 @@
 schema CI tools read (valid against the Jenkins xUnit plugin's junit-10.xsd): a wrong answer (or a missing
 file, or a rule broken) is a <failure>, a program that crashed, timed out or could not run is an <error>, a
 skipped test is <skipped>. A <testcase> has no properties in that schema, so each test's points are
-properties of its student's suite: `points:<exercise>:<test>` and `max_points:<exercise>:<test>`."""
+properties of its student's suite: `points:<exercise>:<test>` and `max_points:<exercise>:<test>`; a spec's
+`quality:` adds `quality_deduction:<exercise>`, the points its code quality took off."""
 
 from __future__ import annotations
 
@@ -42,6 +43,9 @@ def element(book: Gradebook) -> ET.Element:
         for cell in book.row(student):
             if cell is None:
                 continue
+            if cell.report.quality is not None:  # code quality's deduction: a property, as the tests' points
+                ET.SubElement(properties, "property", name=f"quality_deduction:{xml_text(cell.exercise)}",
+                              value=points(cell.report.quality.deduction))
             for outcome in cell.report.outcomes:
                 test = xml_text(f"{cell.exercise}:{outcome.test}")
                 ET.SubElement(properties, "property", name=f"points:{test}", value=points(outcome.points))

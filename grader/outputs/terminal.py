@@ -14,6 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from grader.model import Outcome, Report, Verdict
+from grader.quality.data import QualityResult
 from grader.outputs import Output
 from grader.text import NOTHING, cpu_time, escape_controls, points, shared_problem, whole_file_problem  # noqa: F401
 from grader.words import count, plural
@@ -217,12 +218,19 @@ def hidden_summary(report: Report) -> Text | None:
     return literal(f"{count(total, 'hidden test')} did not pass: " + "; ".join(parts), "red")
 
 
+def score_text(report: Report) -> Text:
+    """'Score 7.65/9. ', with what code quality took when it took something."""
+    off = report.quality.deduction if report.quality else 0.0
+    took = f" ({points(report.tests_score)} from the tests, {points(off)} off for code quality)" if off else ""
+    return Text(f"Score {points(report.score)}/{points(report.max_score)}{took}. ", style="bold")
+
+
 def summary(report: Report) -> Text:
     total = len(report.outcomes)
     not_run = sum(o.verdict == Verdict.SKIPPED for o in report.outcomes)
     failed = [o for o in report.outcomes if o.verdict not in (Verdict.PASSED, Verdict.SKIPPED)]
     hidden = sum(o.hidden for o in report.outcomes)
-    text = Text(f"Score {points(report.score)}/{points(report.max_score)}. ", style="bold")
+    text = score_text(report)
     if not failed and not not_run:
         if report.visible_only:
             text.append("All visible tests passed; the hidden tests run at grading time.", style="green")
@@ -250,10 +258,23 @@ def summary(report: Report) -> Text:
 
 def stopped_summary(report: Report) -> Text:
     total = len(report.outcomes)
-    text = Text(f"Score {points(report.score)}/{points(report.max_score)}. ", style="bold")
+    text = score_text(report)
     text.append(f"None of the {count(total, 'test')} could run: fix the problem above first."
                 if total != 1 else "The test could not run: fix the problem above first.", style="bold red")
     return text
+
+
+def quality_panel(quality: QualityResult) -> Panel:
+    """The spec's `quality:`: each category's count and points, then each issue on its line."""
+    from grader.quality import shown
+
+    parts: list[RenderableType] = [Text(shown.category_line(part)) for part in quality.categories]
+    parts += [Text(shown.issue_line(issue), style="dim" if issue.in_starter else "") for issue in quality.issues]
+    for extra in (shown.unlisted_line(quality), quality.note):
+        if extra:
+            parts.append(Text(extra, style="dim"))
+    border = "yellow" if quality.deduction else "dim"
+    return Panel(Group(*parts), title=Text(shown.headline(quality)), title_align="left", border_style=border)
 
 
 class TerminalReport(Output):
@@ -290,4 +311,6 @@ class TerminalReport(Output):
         hidden = hidden_summary(report)
         if hidden is not None:
             console.print(hidden)
+        if report.quality is not None:
+            console.print(quality_panel(report.quality))
         console.print(summary(report))

@@ -179,8 +179,13 @@ def report_from_json(data: dict[str, Any]) -> Report:
         limit_seconds=t["limit_seconds"], description=t.get("description") or "", limit_source=t["limit_source"],
         input=t.get("input"), stdout=t.get("stdout") or "", stderr=t.get("stderr") or "")
         for t in data["tests"])
+    quality = data.get("quality")
+    if quality is not None:  # its deduction is in the server's score: the report read back must take it too
+        from grader.quality.shown import quality_from_json
+
+        quality = quality_from_json(quality)
     return Report(data["exercise"], data["submission"], outcomes, data["isolation"], data["visible_only"],
-                  tuple(data["notes"]))
+                  tuple(data["notes"]), quality=quality)
 
 
 def _check_fields(data: dict[str, Any], fields: dict[str, tuple[type, ...]], what: str) -> None:

@@ -152,6 +152,7 @@ async def review_page(request: Request, caller: Caller) -> Response:
         return _refusal(request, problem)
 
     def facts() -> dict[str, Any]:
+        from grader.quality.shown import offered_comments
         from grader.server.views import shown_all
 
         review = reviews.visible_review(server, caller, submission)
@@ -165,7 +166,10 @@ async def review_page(request: Request, caller: Caller) -> Response:
                 "lines": list(enumerate(lines, 1)), "notes": notes,
                 "ticked": {item[0] for item in review.items} if review else set(),
                 "tests": [t["name"] for t in report.get("tests", [])] if isinstance(report, dict) else [],
-                "requests": [reviews.request_json(server, r) for r in server.state.requests(submission=submission.id)]}
+                "requests": [reviews.request_json(server, r) for r in server.state.requests(submission=submission.id)],
+                # A new review's form offers the code quality issues as line comments, for staff to keep or clear.
+                "offered": offered_comments(report.get("quality"), len(lines), reviews.COMMENTS_MOST)
+                if caller.staff and review is None and isinstance(report, dict) else []}
 
     return page(request, "review.html.j2", staff=caller.staff, **await run_in_threadpool(facts))
 

@@ -229,9 +229,11 @@ def build_gradebook(state: State, exercises: Exercises, rules: CourseRules,
                                "items": [item[0] for item in review.items], "by": review.by, "at": iso(review.at)}
         # Which part came from where: the tests, the released review's rubric points, a regrade answer, the
         # late rule, a TA's override (grader.counting decided which applies).
-        entry["parts"] = {"tests": report.score, "rubric": review.points if released else 0.0,  # type: ignore[union-attr]
+        entry["parts"] = {"tests": report.tests_score, "rubric": review.points if released else 0.0,  # type: ignore[union-attr]
                           "regrade": submission.answered, "late_penalty": penalty,
                           "override": override.score if override else None, "from": found.source}
+        if report.quality is not None:  # the spec's `quality:`: what it took off the tests' points
+            entry["parts"]["quality"] = -report.quality_taken or 0.0  # type: ignore[index]
         applied.append(entry)
     students = sorted(set(students) | {s for s, _ in counted})
     from grader.version import grader_version

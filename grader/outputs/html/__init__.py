@@ -42,6 +42,10 @@ def shared(env: Environment) -> None:
     with this folder beside their own templates (TEMPLATES)."""
     env.filters["visible"] = escape_controls  # control characters a student printed, shown as \xNN
     env.globals.update(verdict_class=verdict_class, verdict_word=verdict_word, code_lines=code_lines)
+    from grader.quality import shown as quality  # quality.html.j2's wording, shared with the server's pages
+
+    env.globals.update(quality_headline=quality.headline, quality_category=quality.category_line,
+                       quality_unlisted=quality.unlisted_line, quality_of=quality.quality_of)
 
 
 def verdict_class(verdict: Verdict | str) -> str:
