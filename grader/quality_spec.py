@@ -11,7 +11,7 @@ import yaml
 from grader.quality.data import Category, Mode, QualitySpec
 
 if TYPE_CHECKING:
-    from grader.spec import _Reader as Reader
+    from grader.spec_reader import SpecReader as Reader
 
 CATEGORY_KEYS = ("rules", "mode", "penalty", "cap")
 NAME = re.compile(r"^[a-z0-9]+([-_][a-z0-9]+)*$")
