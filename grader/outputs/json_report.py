@@ -57,6 +57,7 @@ def as_json(report: Report) -> dict[str, object]:
         "visible_only": report.visible_only,
         "limits_source": report.limits_source,
         "notes": list(report.notes),
+        **({"variant": report.variant} if report.variant else {}),  # params: the student's variant's id
     }
 
 
