@@ -5,6 +5,7 @@ detect.py is the wrong-variant detector: a hand-in that fails its own variant bu
 
 from __future__ import annotations
 
+from grader.errors import SpecProblem
 from grader.kinds.base import primary_reference
 from grader.model import Exercise
 from grader.records import record
@@ -29,8 +30,13 @@ class Variant:
 
 def variant_of(exercise: Exercise, student: str) -> Variant:
     """The student's variant of an exercise with params (SecretMissing, ParamsError: the course's to fix)."""
-    assert exercise.params is not None
-    seed = seed_of(course_secret(exercise.path.parent), exercise.id, student)
+    params = exercise.params
+    assert params is not None
+    try:
+        secret = course_secret(exercise.path.parent)
+    except SecretMissing as error:
+        raise ParamsError([SpecProblem(exercise.path, params.line, params.column, str(error))]) from None
+    seed = seed_of(secret, exercise.id, student)
     return variant_for_seed(exercise, student, seed)
 
 
