@@ -54,6 +54,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     validate.add_argument("--html", metavar="DIR", type=Path, default=None,
                           help="--mutants: also write DIR/html/mutants.html (a batch's --out folder keeps it "
                                "beside the class's pages)")
+    validate.add_argument("--variants", type=int, default=0, metavar="N",
+                          help="prove an exercise with params on N variants: accepted references pass every "
+                               "one, the others fail every one (default: 3; docs/variants.md)")
     validate.set_defaults(parser=validate)
     calibrate_parser = command("calibrate", "measure the CPU time limits on this machine from the accepted "
                                             "references", run_calibrate)
@@ -139,6 +142,8 @@ def run_validate(args: argparse.Namespace) -> ExitCode:
     exercises = course.load_all(ids, as_written=True)
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
+    if args.variants < 0 or args.variants > 10_000:
+        args.parser.error("--variants must be from 1 to 10000")
     # A report on standard output for a program (json) or a page (markdown): the validation's text goes aside.
     console = _console(sys.stderr if args.format != "text" else None)
     _build_environment(course, console)
@@ -146,7 +151,7 @@ def run_validate(args: argparse.Namespace) -> ExitCode:
                        f"machine: {machine()}\nsandbox interpreter: {python_version()}", style="dim"))
     started = time.monotonic()
     validations = []
-    for validation in _validations(course, exercises, args.recalibrate, args.jobs):
+    for validation in _validations(course, exercises, args.recalibrate, args.jobs, args.variants):
         render_validation(validation, console)
         validations.append(validation)
     render_summary(validations, time.monotonic() - started, console)
@@ -190,7 +195,8 @@ def _run_mutants(course: Course, validations: list[ExerciseValidation], args: ar
     return all(e.ok for e in entries)
 
 
-def _validations(course: Course, exercises: list[Exercise], recalibrate: bool, jobs: int) -> Iterator[ExerciseValidation]:
+def _validations(course: Course, exercises: list[Exercise], recalibrate: bool, jobs: int,
+                 variants: int = 0) -> Iterator[ExerciseValidation]:
     """Each exercise's validation, in order; with several jobs, in worker processes started fresh (each
     sandbox keeps a process of its own), after every time limit has been measured here, one at a time:
     measurements that compete for the CPU would be slower than the machine is."""
@@ -202,15 +208,17 @@ def _validations(course: Course, exercises: list[Exercise], recalibrate: bool, j
 
     if jobs <= 1 or len(exercises) <= 1:
         for exercise in exercises:
-            yield validate_exercise(course, exercise.id, recalibrate=recalibrate)
+            yield validate_exercise(course, exercise.id, recalibrate=recalibrate, variants=variants)
         return
     for exercise in exercises:
+        if exercise.params is not None:
+            continue  # proved on its variants, not calibrated
         try:
             calibrate(exercise, force=recalibrate)
         except CalibrationError:
             pass  # the worker's validation reports it
     with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
-        futures = [pool.submit(validate_exercise, course, exercise.id) for exercise in exercises]
+        futures = [pool.submit(validate_exercise, course, exercise.id, variants=variants) for exercise in exercises]
         for future in futures:
             yield future.result()
 
