@@ -19,7 +19,7 @@ from grader.records import record
 from grader.workers.job import Graded, GradingKey
 
 FIRST_SCHEMA = "1"  # what SCHEMA creates; MIGRATIONS bring it, or an old store, up to SCHEMA_VERSION
-SCHEMA_VERSION = 4  # PRAGMA user_version of an up-to-date store
+SCHEMA_VERSION = 5  # PRAGMA user_version of an up-to-date store
 KEY = "submission_hash, exercise_hash, grader_version, run_all"
 SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -72,6 +72,11 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
     4: (  # what a visible test printed (bounded), as `grader check` shows it: the gradebook's formats carry it
         "ALTER TABLE outcomes ADD COLUMN stdout TEXT NOT NULL DEFAULT ''",
         "ALTER TABLE outcomes ADD COLUMN stderr TEXT NOT NULL DEFAULT ''",
+    ),
+    5: (  # params: each student's variant, and the classmate whose variant a failing hand-in solves
+        """CREATE TABLE variants (
+            student TEXT NOT NULL, exercise TEXT NOT NULL, variant TEXT NOT NULL,
+            solves TEXT NOT NULL DEFAULT '', PRIMARY KEY (student, exercise))""",
     ),
 }
 
@@ -157,6 +162,17 @@ class Store:
             self.db.execute("DELETE FROM submissions")
             self.db.executemany("INSERT INTO submissions VALUES (?, ?, ?, ?, ?, ?, ?)",
                                 [_storable((r.student, r.exercise, r.file, *_key(r.key))) for r in rows])
+
+    def save_variants(self, marks: dict[tuple[str, str], tuple[str, str]]) -> None:
+        """(student, exercise) -> (their variant's id, the classmate whose variant the hand-in solves or "")."""
+        with self.transaction():
+            self.db.execute("DELETE FROM variants")
+            self.db.executemany("INSERT INTO variants VALUES (?, ?, ?, ?)",
+                                [(s, e, variant, solves) for (s, e), (variant, solves) in marks.items()])
+
+    def variants(self) -> dict[tuple[str, str], tuple[str, str]]:
+        rows = self.db.execute("SELECT student, exercise, variant, solves FROM variants")
+        return {(s, e): (variant, solves) for s, e, variant, solves in rows}
 
     def finish_run(self, graded: int, completed: bool) -> None:
         with self.transaction():
