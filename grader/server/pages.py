@@ -311,8 +311,12 @@ async def staff_student(request: Request) -> Response:
     values = await run_in_threadpool(class_values, server, {"name": ""})
     row = next((r for r in values["grid"].rows if r.student == student), None)
     submissions = history(request, caller, student)
+    from grader.variants.served import wrong_variant_flags  # params: a hand-in that solves a classmate's variant
+
+    flags = await run_in_threadpool(wrong_variant_flags, server.exercises, server.state, student)
     return page(request, "staff_student.html.j2", student=student, submissions=submissions, row=row,
-                overrides=overrides, exercises=server.exercises.ids(), changes=audit_of(request, student))
+                overrides=overrides, exercises=server.exercises.ids(), changes=audit_of(request, student),
+                wrong_variants=flags)
 
 
 def stored_code(server: Any, submission: Any) -> Any:
