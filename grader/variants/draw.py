@@ -15,7 +15,8 @@ from grader.errors import SpecError, SpecProblem
 from grader.forms.given import Generated
 from grader.model import MISSING, CheckerSpec, Exercise, Limits, Params, RunResult, Test
 
-CPU_SECONDS = 2.0  # a generator past this is an authoring error (it hangs, or it draws far too much)
+CPU_SECONDS = 1.0  # a generator past this is an authoring error (it hangs, or it draws far too much)
+WALL_SECONDS = 2.5  # the backstop that stops a hang: the generator runs before the test's CPU timer is set
 MOST_CHARS = 10_000  # the values' JSON text: params are a variant's parameters, not its test data
 MOST_NUMBER = 2 ** 53  # beyond it a number loses its digits in JSON, and a page cannot show it exactly
 _PLAIN = (bool, int, float, str, type(None))
@@ -54,7 +55,7 @@ def _run(exercise: Exercise, params: Params, seed: int) -> dict[str, object]:
 
     made = Generated(params.source, params.generator, (*params.args, ("seed", seed)), inside=True)
     test = Test(name="params", call="__params__", stdin=None, compare="value", expect=MISSING, hidden=False,
-                big=False, points=1.0, checker=CheckerSpec("exact"), limits=Limits(cpu=CPU_SECONDS),
+                big=False, points=1.0, checker=CheckerSpec("exact"), limits=Limits(cpu=CPU_SECONDS, wall=WALL_SECONDS),
                 given=(("__params__", made),))
     drawing = replace(exercise, kind="function", entry=None, tests=(test,), prelude="", test_setup="",
                       forbid=(), require=(), limits=Limits(cpu=CPU_SECONDS), params=None)
@@ -71,7 +72,7 @@ def _run(exercise: Exercise, params: Params, seed: int) -> dict[str, object]:
 
 def _failure(result: RunResult) -> str:
     if result.timed_out:
-        return f"did not finish within {CPU_SECONDS:g} s (does it loop forever?)"
+        return f"did not finish within {WALL_SECONDS:g} s (does it loop forever?)"
     if result.sandbox_error:
         # The generator raising is its test's set-up failing: the sandbox says so with the exception's repr.
         return "failed: " + result.sandbox_error.replace("test set-up failed: ", "raised ")
@@ -117,7 +118,8 @@ def _not_data(item: object, depth: int = 0) -> str:
         if not all(isinstance(k, str) for k in item):
             return "a mapping whose keys are not all text"
         return next((p for p in (_not_data(v, depth + 1) for v in item.values()) if p), "")
-    return f"a {type(item).__name__} (not plain data: use numbers, text, lists and mappings)"
+    name = getattr(item, "type_name", type(item).__name__)  # the sandbox sends an object back as its type's name
+    return f"a {name} (not plain data: use numbers, text, lists and mappings)"
 
 
 def _error(exercise: Exercise, params: Params, problem: str) -> ParamsError:

@@ -38,9 +38,10 @@ def prove(course: Course, written: Exercise, count: int) -> ExerciseValidation:
         except SpecError as error:
             result.failures += [str(problem) for problem in error.problems]
             break
-        if variant.id in seen:
-            continue  # two made-up students drew the same seed's values: proved once
-        seen.add(variant.id)
+        drawn = repr(sorted(variant.values.items()))
+        if drawn in seen:
+            continue  # another seed drew the same values: the same variant, proved once
+        seen.add(drawn)
         for reference in references:
             problem = _judge(course, variant, reference)
             if problem:
