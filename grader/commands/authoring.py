@@ -79,6 +79,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
                                                               "grader image to (a Docker build context)")
     export.add_argument("--github-classroom", metavar="DIR", help="the folder to write a GitHub Classroom "
                                                                   "template repository to")
+    export.add_argument("--as-student", metavar="ID", default=None,
+                        help="with --student: the bundle of this student, exercises with params as their variant")
     export.add_argument("ids", metavar="ID", nargs="*", help="exercise ids (default: every exercise)")
     export.add_argument("--match", metavar="TEMPLATE", action="append", default=None,
                         help="--gradescope: file-name rule for submissions, as `grader batch --match`")
@@ -306,12 +308,27 @@ def run_export(args: argparse.Namespace) -> ExitCode:
         return _export_gradescope(exercises, args)
     if args.prairielearn or args.github_classroom:
         return _export_folder(exercises, args)
-    bundle = export_student_bundle(exercises, Path(args.student), force=args.force)
     console = _console()
+    exercises = _for_bundle(exercises, args.as_student, console)
+    bundle = export_student_bundle(exercises, Path(args.student), force=args.force)
     for line in bundle.lines():
         console.print(line)
     console.print(Text(f"Students run, in {bundle.root} (a course) or below it: grader check ID FILE", style="bold"))
     return ExitCode.OK
+
+
+def _for_bundle(exercises: list[Exercise], student: str | None, console: Console) -> list[Exercise]:
+    """A student bundle's exercises: one with params as `student`'s variant, rendered (the bundle holds no
+    secret and no reference: its spec is that student's); left out of a bundle made for no one."""
+    from grader.variants import for_student
+
+    if student is not None:
+        return [for_student(e, student) for e in exercises]
+    for exercise in exercises:
+        if exercise.params is not None:
+            console.print(f"{exercise.id}: left out, it has params (a variant per student): "
+                          f"grader export --student DIR --as-student ID makes a bundle for one student")
+    return [e for e in exercises if e.params is None]
 
 
 def _export_gradescope(exercises: list[Exercise], args: argparse.Namespace) -> ExitCode:

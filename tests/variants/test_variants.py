@@ -104,7 +104,8 @@ def check_json(exercises: Path, path: Path, student: str) -> dict:
 
 
 def batch(exercises: Path, submissions: Path, out: Path, *extra: str) -> dict:
-    result = run_cli("batch", submissions, "--exercises", exercises, "--out", out, "--outputs", "json", *extra)
+    result = run_cli("batch", submissions, "--exercises", exercises, "--out", out, "--outputs", "json,similarity",
+                     *extra)
     assert result.returncode == 0, result.stderr + result.stdout
     grades = json.loads((out / "grades.json").read_text())
     return {s["student"]: s["exercises"]["shift"] for s in grades["students"]}
@@ -123,6 +124,13 @@ def test_variant_is_the_same_in_every_process_and_check_grades_against_it(tmp_pa
     by_variable = run_cli("check", "shift", mine, "--exercises", exercises, "--format", "json",
                           env={"GRADER_STUDENT": ann})
     assert json.loads(by_variable.stdout)["variant"] == passed["variant"]
+    bundle = tmp_path / "bundle"  # made for ann: her variant written out, no secret and no reference in it
+    made = run_cli("export", "--exercises", exercises, "--student", bundle, "--as-student", ann)
+    assert made.returncode == 0, made.stderr
+    assert f"x + {k}" in (bundle / "exercises" / "shift.yaml").read_text()
+    assert not (bundle / "exercises" / "variants.secret").exists()
+    in_bundle = run_cli("check", "shift", mine, "--format", "json", cwd=bundle)
+    assert json.loads(in_bundle.stdout)["score"] == 1  # the visible test; the hidden one runs at grading time
 
 
 def test_an_edited_statement_changes_no_score_and_a_copy_is_flagged_in_the_batch(tmp_path: Path) -> None:
@@ -135,6 +143,8 @@ def test_an_edited_statement_changes_no_score_and_a_copy_is_flagged_in_the_batch
     first = batch(exercises, submissions, tmp_path / "out")
     assert first[ben]["score"] == 2 and "solves_variant_of" not in first[ben]
     assert first[ann]["score"] < 2 and first[ann]["solves_variant_of"] == ben
+    similarity = (tmp_path / "out" / "similarity" / "index.html").read_text()
+    assert f"<td>shift</td><td>{ann}</td><td>{ben}</td>" in similarity  # the wrong-variants table
     mine = tmp_path / "ann.py"
     mine.write_text(solution(k_ann))
     assert first[ann]["variant"] == check_json(exercises, mine, ann)["variant"]  # batch and check agree
@@ -205,8 +215,12 @@ def test_the_server_grades_each_student_on_their_variant_and_flags_a_copy(tmp_pa
             number = served.submit(token, "shift", code).body["id"]
             first[student] = served.wait(token, number)["report"]
         assert first[ben]["score"] == 2 and first[ann]["score"] < 2
+        statement = served.call("GET", "/exercises/shift", headers=signed_in(served.token(ann))).body
+        assert f"x + {k_ann}" in statement and "{{" not in statement  # the caller's own variant
         page = served.call("GET", f"/staff/students/{ann}", headers=signed_in(served.token("prof", staff=True)))
         assert page.status == 200 and f"solves {ben}'s variant" in page.body
+        report = served.call("GET", "/staff/similarity", headers=signed_in(served.token("prof", staff=True)))
+        assert report.status == 200 and f"<td>shift</td><td>{ann}</td><td>{ben}</td>" in report.body
         served.stop()
         served.start()  # a restart: nothing stored about variants, the same one is computed
         token = served.token(ann)
