@@ -50,5 +50,6 @@ def course_secret(exercises_dir: Path) -> bytes:
 
 
 def seed_of(secret: bytes, exercise_id: str, student: str) -> Seed:
-    mac = hmac.new(secret, f"{exercise_id}\0{student}".encode(), hashlib.sha256).hexdigest()
+    # surrogateescape: a folder name that is not UTF-8 (a batch's student) still names one student
+    mac = hmac.new(secret, f"{exercise_id}\0{student}".encode("utf-8", "surrogateescape"), hashlib.sha256).hexdigest()
     return Seed(int(mac[:16], 16), mac)
