@@ -97,7 +97,7 @@ def _load(args: argparse.Namespace, course: Course | None = None) -> Exercise:
 
     student = args.student if args.student is not None else os.environ.get(STUDENT_VARIABLE, "")
     variant = for_student(exercise, student)
-    print(f"{exercise.id}: variant {variant.variant} (student {student!r})", file=sys.stderr)
+    print(f"{exercise.id}: variant {variant.variant} of student {student!r}", file=sys.stderr)
     return variant
 
 

@@ -267,6 +267,8 @@ class TerminalReport(Output):
         header = Text(report.exercise, style="bold")
         header.append(" · ")
         header.append_text(literal(report.submission))
+        if report.variant:  # params: which student's variant it was graded against
+            header.append(f" · variant {report.variant}", style="dim")
         console.print(header)
         console.print(Text(report.isolation, style="dim"))
         if report.limits_source:
