@@ -8,7 +8,7 @@ import threading
 from pathlib import Path
 
 from grader.grading import read_submission
-from grader.model import Exercise, Report, Verdict
+from grader.model import Exercise, Report
 from grader.variants import variant_of
 from grader.variants.detect import Candidate, solved_variant, worth_trying
 from grader.workers.job import pack, resolve, sha256
@@ -69,9 +69,6 @@ def latest_graded(submissions: list[object], exercise: str) -> object | None:
     """The newest graded submission of the exercise (the list is oldest first, as the state gives it)."""
     graded = [s for s in submissions if getattr(s, "exercise") == exercise and getattr(s, "report") is not None]
     return graded[-1] if graded else None
-
-
-__all__ = ["ServedVariants", "latest_graded", "Verdict"]
 
 
 def wrong_variant_flags(exercises: object, state: object, student: str) -> dict[str, str]:
