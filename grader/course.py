@@ -29,7 +29,7 @@ COURSE_FILE = "grader-course.yaml"  # marks a course's root; its optional `exerc
 EXERCISES_VARIABLE = "GRADER_EXERCISES"
 STUDENT_BUNDLE_MARKER = ".student-bundle"  # written by `grader export --student` into the exercises folder
 # The modules whose code decides what a spec loads as: a change to any of them is a new key.
-_LOADER_SOURCES = ("spec.py", "checker_spec.py", "feedback_spec.py", "model.py", "checkers/__init__.py", "errors.py",
+_LOADER_SOURCES = ("spec.py", "checker_spec.py", "params_spec.py", "feedback_spec.py", "model.py", "checkers/__init__.py", "errors.py",
                    "forms/__init__.py", "forms/base.py", "forms/given.py", "forms/raises.py", "forms/steps.py",
                    "forms/program_io.py", "limits.py", "quality_spec.py", "quality/data.py")
 

@@ -41,10 +41,13 @@ class Gradebook:
     specs: tuple[Exercise, ...] = ()
     # Hidden tests' expected values, outputs and tracebacks, by (student, exercise): staff pages only.
     staff: dict[tuple[str, str], list[StaffDetail]] = field(default_factory=dict)
+    # params: (student, exercise) -> the classmate whose variant the student's failing hand-in solves.
+    solves: dict[tuple[str, str], str] = field(default_factory=dict)
 
     @classmethod
     def load(cls, store: Store) -> Gradebook:
         gradings = store.gradings()
+        marks = store.variants()
         cells: dict[tuple[str, str], Cell] = {}
         students: list[str] = []
         version = "unknown"
@@ -56,13 +59,15 @@ class Gradebook:
                 continue  # not graded yet (an interrupted run): absent, never guessed
             version = row.key.grader
             label = f"{row.student}/{PurePosixPath(row.file).name}" if row.file else f"{row.student}/-"
-            report = replace(stored.report, submission=label)
+            report = replace(stored.report, submission=label,
+                             variant=marks.get((row.student, row.exercise), ("", ""))[0])
             cells[(row.student, row.exercise)] = Cell(row.student, row.exercise, row.file, row.key.submission,
                                                       report, stored.cpu_seconds, stored.wall_seconds, stored.run_id,
                                                       stored.verdict, report.score)
         details = store.every_staff_detail()
         staff = {(row.student, row.exercise): details[row.key] for row in store.submissions() if row.key in details}
-        return cls(version, store.exercises(), students, cells, staff=staff)
+        solves = {key: solver for key, (_, solver) in marks.items() if solver and key in cells}
+        return cls(version, store.exercises(), students, cells, staff=staff, solves=solves)
 
     @property
     def max_total(self) -> float:

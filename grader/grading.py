@@ -101,7 +101,7 @@ def grade(exercise: Exercise, submission: Path, request: GradingRequest = Gradin
                                               request.visible_only, first.details), quality=quality))
     staff = staff_details(tests, seen, expected) if request.reader is Reader.STAFF else ()
     report = Report(exercise.id, name, tuple(_sourced(outcomes[t.name], t) for t in tests), isolation,
-                    request.visible_only, staff=staff, quality=quality)
+                    request.visible_only, staff=staff, quality=quality, variant=exercise.variant)
     return read.annotate(report)
 
 
@@ -142,7 +142,8 @@ def _judged_as_text(exercise: Exercise, tests: tuple[Test, ...], name: str, hand
         judged = judge(test, kind.judged_here(handin.source), expected[test.name])
         reviewed = kind.review(exercise, judged, handin.source, expected[test.name], request.attempt)
         outcomes.append(_sourced(bounded(reviewed, test.limits.output), test))  # what it says, bounded too
-    return handin.annotate(Report(exercise.id, name, tuple(outcomes), NOTHING_RUN, request.visible_only))
+    return handin.annotate(Report(exercise.id, name, tuple(outcomes), NOTHING_RUN, request.visible_only,
+                                  variant=exercise.variant))
 
 
 def _recording(run: Callable[[Test], RunResult], seen: dict[str, RunResult]) -> Callable[[Test], RunResult]:
@@ -207,7 +208,7 @@ def _all(exercise: Exercise, tests: tuple[Test, ...], name: str, isolation: str,
          feedback: str, visible_only: bool, details: str = "") -> Report:
     """The same outcome for every test: a problem of the whole file (it reveals nothing of a hidden test)."""
     outcomes = tuple(replace(_outcome(t, verdict, feedback), details=details) for t in tests)
-    return Report(exercise.id, name, outcomes, isolation, visible_only)
+    return Report(exercise.id, name, outcomes, isolation, visible_only, variant=exercise.variant)
 
 
 def _caret(error: SyntaxError) -> str:

@@ -199,6 +199,18 @@ class RubricItem:
 
 
 @record
+class Params:
+    """`params:` of a spec: a function of the course's generators.py that draws a variant's named values
+    from a seed (grader.variants); `line` and `column` say where the spec wrote it, for authoring errors."""
+
+    source: Path  # the generators.py file beside the spec
+    generator: str
+    args: tuple[tuple[str, object], ...] = ()
+    line: int = 0
+    column: int = 0
+
+
+@record
 class Exercise:
     id: str
     title: str
@@ -221,6 +233,9 @@ class Exercise:
     mutants: MutantsRule = field(default_factory=MutantsRule)
     rubric: tuple[RubricItem, ...] = ()  # a TA's review ticks these (grader serve)
     quality: QualitySpec | None = None  # the spec's `quality:`: ruff's issues in categories (grader/quality/)
+    params: Params | None = None  # `params:`: a variant per student (grader.variants)
+    variant: str = ""  # the short id of the variant this exercise was rendered for; "" before rendering
+    reference_text: str = ""  # a variant's accepted reference, rendered for it: its expected answers' source
 
     @property
     def reference_dir(self) -> Path:
@@ -330,6 +345,7 @@ class Report:
     notes: tuple[str, ...] = ()  # about the hand-in itself: magics not run, the file a folder was graded from
     staff: tuple[StaffDetail, ...] = ()  # hidden tests' details: stored for staff, never rendered for students
     quality: QualityResult | None = None  # the spec's `quality:` on this hand-in; its deduction is in `score`
+    variant: str = ""  # the short id of the student's variant it was graded against (params:); "" for none
 
     @property
     def limits_source(self) -> str:

@@ -18,12 +18,13 @@ from grader.forms import COMMON_KEYS, FORMS, TestForm, form_keys
 from grader.forms.given import read_given
 from grader.kinds import KINDS, SubmissionKind
 from grader.limits import LimitError, checked, what
+from grader.params_spec import read_params
 from grader.model import MISSING, CalibrationRule, CheckerSpec, Exercise, Limits, MutantsRule, RubricItem, Rule, Test
 from grader.quality_spec import read_quality
 
 EXERCISE_KEYS = ("title", "kind", "entry", "statement", "starter", "hints", "prelude", "test_setup", "handin_files", "hidden_tests", "snippet", "limits",
                  "checker", "require", "forbid", "tests",
-                 "calibration", "mutants", "rubric", "quality", *(key for kind in KINDS.values() for key in kind.own_keys))
+                 "calibration", "mutants", "rubric", "quality", "params", *(key for kind in KINDS.values() for key in kind.own_keys))
 TEST_KEYS = ("name", "call", "stdin", "compare", "expect", "expect_literal", "hidden", "big", "points",
              "checker", "limits", *COMMON_KEYS, *form_keys())
 LIMIT_KEYS = tuple(f.name for f in fields(Limits) if f.name != "cpu_written")
@@ -160,6 +161,7 @@ def _exercise(reader: _Reader, root: yaml.Node, path: Path) -> Exercise | None:
         mutants=_mutants(reader, keys.get("mutants")),
         rubric=_rubric(reader, keys.get("rubric")),
         quality=read_quality(reader, keys.get("quality"), kind.runs_code),
+        params=read_params(reader, keys.get("params"), path),
     )
 
 

@@ -12,6 +12,8 @@ from grader.batch.store import ExerciseRow, SubmissionRow
 from grader.grading import grade, read_submission
 from grader.handins import Context, Handin
 from grader.model import Exercise, Report, Verdict
+from grader.variants import variant_of
+from grader.variants.detect import Candidate
 from grader.version import grader_version
 from grader.workers.job import GradingKey, Job, job_request, pack, resolve, sha256, uniform_report
 
@@ -23,6 +25,10 @@ class Plan:
     rows: list[SubmissionRow]  # student x exercise -> key
     jobs: dict[GradingKey, Job] = field(default_factory=dict)  # one per distinct submission, for the sandbox
     settled: dict[GradingKey, Report] = field(default_factory=dict)  # graded here: nothing to run
+    # params: (student, exercise) -> their variant's id; exercise -> variant id -> the variant, for the detector
+    variants: dict[tuple[str, str], str] = field(default_factory=dict)
+    candidates: dict[str, dict[str, Candidate]] = field(default_factory=dict)
+    resolved: dict[tuple[str, str], tuple[Exercise, dict[str, object], str, bytes]] = field(default_factory=dict)
 
     def students_of(self) -> dict[GradingKey, int]:
         """How many student submissions each key stands for (identical submissions share a key)."""
@@ -34,17 +40,21 @@ class Plan:
 
 def make_plan(folder: ClassFolder, exercises: list[Exercise], *,
               private_paths: tuple[Path, ...], rule: NameRule | None = None) -> Plan:
-    resolved = [resolve(exercise) for exercise in exercises]
+    resolved = [resolve(exercise) if exercise.params is None else (exercise, {}, _spec_digest(exercise))
+                for exercise in exercises]
     version_ = grader_version()
     plan = Plan([e for e, _, _ in resolved], [], [])
     rule = rule or NameRule()
-    for exercise, expected, digest in resolved:
-        packed = pack(exercise, expected)
+    for base, base_expected, base_digest in resolved:
+        packed = pack(base, base_expected) if base.params is None else b""
+        exercise, expected, digest = base, base_expected, base_digest
         tests = [{"name": t.name, "points": t.points, "hidden": t.hidden, "big": t.big} for t in exercise.tests]
         plan.exercise_rows.append(ExerciseRow(exercise.id, exercise.title, str(exercise.kind), digest,
                                               exercise.max_score, tests, pinned_limits(exercise)))
-        key = partial(GradingKey, exercise=digest, grader=version_, run_all=True)  # a batch runs every test
         for student in folder.students:
+            if base.params is not None:  # the student's own variant, resolved once per variant for the class
+                exercise, expected, digest, packed = _variant(plan, base, student)
+            key = partial(GradingKey, exercise=digest, grader=version_, run_all=True)  # a batch runs every test
             found = folder.found[(student, exercise.id)]
             file = str(found.path.relative_to(folder.root)) if found.path else None
             if found.refused:  # before missing: a refused hand-in (a folder that is a link) has no path
@@ -71,6 +81,25 @@ def make_plan(folder: ClassFolder, exercises: list[Exercise], *,
                         plan.jobs[row_key] = Job(row_key, packed, found.label, handin, private_paths)
             plan.rows.append(SubmissionRow(student, exercise.id, file, row_key))
     return plan
+
+
+def _spec_digest(exercise: Exercise) -> str:
+    return sha256(b"params:" + exercise.path.read_bytes())
+
+
+def _variant(plan: Plan, base: Exercise, student: str) -> tuple[Exercise, dict[str, object], str, bytes]:
+    """The student's variant of `base`, resolved (its expected answers from its reference) once per variant;
+    its digest names the variant too: two variants with the same answers are still two gradings."""
+    variant = variant_of(base, student)
+    plan.variants[(student, base.id)] = variant.id
+    known = plan.candidates.setdefault(base.id, {})
+    if variant.id not in known:
+        exercise, expected, digest = resolve(variant.exercise)
+        known[variant.id] = Candidate(exercise, expected)
+        plan.resolved[(base.id, variant.id)] = (exercise, expected, sha256(f"{digest}:{variant.id}".encode()),
+                                            pack(exercise, expected))
+    known[variant.id].students.append(student)
+    return plan.resolved[(base.id, variant.id)]
 
 
 def _read_guarded(path: Path, exercise: Exercise, context: Context) -> Handin:

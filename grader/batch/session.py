@@ -151,10 +151,32 @@ class Batch:
                         tally.done += sharing[graded.key]
                         view.advance(graded.report.verdict, sharing[graded.key])
             tally.completed = True
+            self._close_pool()  # the detector grades here, on this core: the workers are done
+            store.save_variants(self._variant_marks())
         finally:
             self._close_pool()
             tally.wall_seconds = time.monotonic() - started
             store.finish_run(tally.gradings, tally.completed)
+
+    def _variant_marks(self) -> dict[tuple[str, str], tuple[str, str]]:
+        """Each student's variant (params), and the classmate whose variant a wrong answer solves."""
+        from grader.variants.detect import solved_variant, worth_trying
+
+        assert self.plan is not None and self.store is not None and self.folder is not None
+        plan, verdicts = self.plan, self.store.verdicts()
+        private = self.course.private_paths(self.options.submissions.resolve(), self.options.out.resolve())
+        marks: dict[tuple[str, str], tuple[str, str]] = {}
+        for row in plan.rows:
+            own = plan.variants.get((row.student, row.exercise))
+            if own is None:
+                continue
+            solves = ""
+            job = plan.jobs.get(row.key)
+            if job is not None and row.file is not None and worth_trying(verdicts.get(row.key, Verdict.PASSED)):
+                candidates = list(plan.candidates[row.exercise].values())
+                solves = solved_variant(job.text, self.folder.root / row.file, own, candidates, row.student, private)
+            marks[(row.student, row.exercise)] = (own, solves)
+        return marks
 
     # ------------------------------------------------------------ after grading
     def gradebook(self) -> Gradebook:

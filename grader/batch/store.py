@@ -20,7 +20,7 @@ from grader.records import record
 from grader.workers.job import Graded, GradingKey
 
 FIRST_SCHEMA = "1"  # what SCHEMA creates; MIGRATIONS bring it, or an old store, up to SCHEMA_VERSION
-SCHEMA_VERSION = 6  # PRAGMA user_version of an up-to-date store
+SCHEMA_VERSION = 7  # PRAGMA user_version of an up-to-date store
 KEY = "submission_hash, exercise_hash, grader_version, run_all"
 SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -79,6 +79,11 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
     ),
     6: (  # the spec's `quality:` on the hand-in (the report's JSON section); '' when the spec has none
         "ALTER TABLE gradings ADD COLUMN quality TEXT NOT NULL DEFAULT ''",
+    ),
+    7: (  # params: each student's variant, and the classmate whose variant a failing hand-in solves
+        """CREATE TABLE variants (
+            student TEXT NOT NULL, exercise TEXT NOT NULL, variant TEXT NOT NULL,
+            solves TEXT NOT NULL DEFAULT '', PRIMARY KEY (student, exercise))""",
     ),
 }
 
@@ -176,6 +181,17 @@ class Store:
             self.db.execute("DELETE FROM submissions")
             self.db.executemany("INSERT INTO submissions VALUES (?, ?, ?, ?, ?, ?, ?)",
                                 [_storable((r.student, r.exercise, r.file, *_key(r.key))) for r in rows])
+
+    def save_variants(self, marks: dict[tuple[str, str], tuple[str, str]]) -> None:
+        """(student, exercise) -> (their variant's id, the classmate whose variant the hand-in solves or "")."""
+        with self.transaction():
+            self.db.execute("DELETE FROM variants")
+            self.db.executemany("INSERT INTO variants VALUES (?, ?, ?, ?)",
+                                [(s, e, variant, solves) for (s, e), (variant, solves) in marks.items()])
+
+    def variants(self) -> dict[tuple[str, str], tuple[str, str]]:
+        rows = self.db.execute("SELECT student, exercise, variant, solves FROM variants")
+        return {(s, e): (variant, solves) for s, e, variant, solves in rows}
 
     def finish_run(self, graded: int, completed: bool) -> None:
         with self.transaction():

@@ -105,9 +105,21 @@ def slowest(book: Gradebook) -> Table:
     return table
 
 
+def wrong_variants(book: Gradebook) -> Table:
+    table = Table(title="Wrong variant: fails its own variant, passes a classmate's", header_style="bold",
+                  show_edge=False)
+    for column in ("student", "exercise", "solves the variant of"):
+        table.add_column(column)
+    for (student, exercise), solver in sorted(book.solves.items()):
+        table.add_row(literal(student), exercise, literal(solver))
+    return table
+
+
 def summary(book: Gradebook, per_test: bool = False) -> RenderableType:
     counts = Counter(cell.verdict for cell in book.cells.values())
     parts: list[RenderableType] = [distribution(book), Text(), exercises(book), Text()]
     if per_test:
         parts += [rates(book), Text()]
+    if book.solves:
+        parts += [wrong_variants(book), Text()]
     return Group(*parts, slowest(book), Text(), verdict_line(counts))

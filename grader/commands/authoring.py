@@ -55,6 +55,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     validate.add_argument("--html", metavar="DIR", type=Path, default=None,
                           help="--mutants: also write DIR/html/mutants.html (a batch's --out folder keeps it "
                                "beside the class's pages)")
+    validate.add_argument("--variants", type=int, default=0, metavar="N",
+                          help="prove an exercise with params on N variants: accepted references pass every "
+                               "one, the others fail every one (default: 3; docs/variants.md)")
     validate.set_defaults(parser=validate)
     calibrate_parser = command("calibrate", "measure the CPU time limits on this machine from the accepted "
                                             "references", run_calibrate)
@@ -77,6 +80,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
                                                               "grader image to (a Docker build context)")
     export.add_argument("--github-classroom", metavar="DIR", help="the folder to write a GitHub Classroom "
                                                                   "template repository to")
+    export.add_argument("--as-student", metavar="ID", default=None,
+                        help="with --student: the bundle of this student, exercises with params as their variant")
     export.add_argument("ids", metavar="ID", nargs="*", help="exercise ids (default: every exercise)")
     export.add_argument("--match", metavar="TEMPLATE", action="append", default=None,
                         help="--gradescope: file-name rule for submissions, as `grader batch --match`")
@@ -141,6 +146,8 @@ def run_validate(args: argparse.Namespace) -> ExitCode:
     exercises = course.load_all(ids, as_written=True)
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
+    if args.variants < 0 or args.variants > 10_000:
+        args.parser.error("--variants must be from 1 to 10000")
     # A report on standard output for a program (json) or a page (markdown): the validation's text goes aside.
     console = _console(sys.stderr if args.format != "text" else None)
     _build_environment(course, console)
@@ -148,7 +155,7 @@ def run_validate(args: argparse.Namespace) -> ExitCode:
                        f"machine: {machine()}\nsandbox interpreter: {python_version()}", style="dim"))
     started = time.monotonic()
     validations = []
-    for validation in _validations(course, exercises, args.recalibrate, args.jobs):
+    for validation in _validations(course, exercises, args.recalibrate, args.jobs, args.variants):
         render_validation(validation, console)
         validations.append(validation)
     render_summary(validations, time.monotonic() - started, console)
@@ -192,7 +199,8 @@ def _run_mutants(course: Course, validations: list[ExerciseValidation], args: ar
     return all(e.ok for e in entries)
 
 
-def _validations(course: Course, exercises: list[Exercise], recalibrate: bool, jobs: int) -> Iterator[ExerciseValidation]:
+def _validations(course: Course, exercises: list[Exercise], recalibrate: bool, jobs: int,
+                 variants: int = 0) -> Iterator[ExerciseValidation]:
     """Each exercise's validation, in order; with several jobs, in worker processes started fresh (each
     sandbox keeps a process of its own), after every time limit has been measured here, one at a time:
     measurements that compete for the CPU would be slower than the machine is."""
@@ -204,15 +212,17 @@ def _validations(course: Course, exercises: list[Exercise], recalibrate: bool, j
 
     if jobs <= 1 or len(exercises) <= 1:
         for exercise in exercises:
-            yield validate_exercise(course, exercise.id, recalibrate=recalibrate)
+            yield validate_exercise(course, exercise.id, recalibrate=recalibrate, variants=variants)
         return
     for exercise in exercises:
+        if exercise.params is not None:
+            continue  # proved on its variants, not calibrated
         try:
             calibrate(exercise, force=recalibrate)
         except CalibrationError:
             pass  # the worker's validation reports it
     with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
-        futures = [pool.submit(validate_exercise, course, exercise.id) for exercise in exercises]
+        futures = [pool.submit(validate_exercise, course, exercise.id, variants=variants) for exercise in exercises]
         for future in futures:
             yield future.result()
 
@@ -300,12 +310,27 @@ def run_export(args: argparse.Namespace) -> ExitCode:
         return _export_gradescope(exercises, args)
     if args.prairielearn or args.github_classroom:
         return _export_folder(exercises, args)
-    bundle = export_student_bundle(exercises, Path(args.student), force=args.force)
     console = _console()
+    exercises = _for_bundle(exercises, args.as_student, console)
+    bundle = export_student_bundle(exercises, Path(args.student), force=args.force)
     for line in bundle.lines():
         console.print(line)
     console.print(Text(f"Students run, in {bundle.root} (a course) or below it: grader check ID FILE", style="bold"))
     return ExitCode.OK
+
+
+def _for_bundle(exercises: list[Exercise], student: str | None, console: Console) -> list[Exercise]:
+    """A student bundle's exercises: one with params as `student`'s variant, rendered (the bundle holds no
+    secret and no reference: its spec is that student's); left out of a bundle made for no one."""
+    from grader.variants import for_student
+
+    if student is not None:
+        return [for_student(e, student) for e in exercises]
+    for exercise in exercises:
+        if exercise.params is not None:
+            console.print(f"{exercise.id}: left out, it has params (a variant per student): "
+                          f"grader export --student DIR --as-student ID makes a bundle for one student")
+    return [e for e in exercises if e.params is None]
 
 
 def _export_gradescope(exercises: list[Exercise], args: argparse.Namespace) -> ExitCode:

@@ -26,6 +26,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
         if exercise:
             parser.add_argument("exercise", metavar="EXERCISE", help="exercise id, e.g. count-queens")
         parser.add_argument("--exercises", metavar="DIR", help="exercises folder (default: the course of the current folder or above, else $GRADER_EXERCISES, else the bundled one)")
+        if exercise:
+            parser.add_argument("--student", metavar="ID", help="whose variant of an exercise with params "
+                                "(default: $GRADER_STUDENT; docs/variants.md)")
         parser.set_defaults(run=run)
         return parser
 
@@ -94,6 +97,21 @@ def _course(args: argparse.Namespace, *, say: bool = True) -> Course:
     return course
 
 
+def _load(args: argparse.Namespace, course: Course | None = None) -> Exercise:
+    """The exercise the command names, as the student's variant when it has params (grader.variants)."""
+    import os
+
+    exercise = (course or _course(args)).load(args.exercise)
+    if exercise.params is None:
+        return exercise
+    from grader.variants import STUDENT_VARIABLE, for_student
+
+    student = args.student if args.student is not None else os.environ.get(STUDENT_VARIABLE, "")
+    variant = for_student(exercise, student)
+    print(f"{exercise.id}: variant {variant.variant} of student {student!r}", file=sys.stderr)
+    return variant
+
+
 def _console() -> Console:
     from rich.console import Console
 
@@ -134,7 +152,7 @@ def run_show(args: argparse.Namespace) -> ExitCode:
 
     from grader.kinds import kind_of
 
-    exercise = _course(args).load(args.exercise)
+    exercise = _load(args)
     console = _console()
     console.rule(Text(f"{exercise.id}: {exercise.title}", style="bold"))
     console.print(Markdown(exercise.statement))
@@ -194,7 +212,7 @@ def run_start(args: argparse.Namespace) -> ExitCode:
     from grader.errors import UsageError
     from grader.kinds import kind_of
 
-    exercise = _course(args).load(args.exercise)
+    exercise = _load(args)
     suffix = kind_of(exercise.kind).suffix
     path = Path(args.path or f"{exercise.id}{suffix}")
     if path.exists() and not args.force:
@@ -215,7 +233,7 @@ def run_hint(args: argparse.Namespace) -> ExitCode:
 
     from grader.cache import cache_dir, keep
 
-    exercise = _course(args).load(args.exercise)
+    exercise = _load(args)
     if not exercise.hints:
         _console().print("This exercise has no hints.")
         return ExitCode.OK
@@ -241,7 +259,7 @@ def run_check(args: argparse.Namespace) -> ExitCode:
     from grader.errors import UsageError
 
     course = _course(args)
-    exercise = course.load(args.exercise)
+    exercise = _load(args, course)
     submission = Path(args.submission)
     if not (submission.is_file() or submission.is_dir()):
         raise UsageError(f"no file {submission}")

@@ -56,6 +56,8 @@ class SubmissionKind:
     def truth(self, exercise: Exercise) -> tuple[str | Path, Exercise] | None:
         """What produces the expected answers, and the exercise as it must be run for them: code, or a
         hand-in to read as a student's is (by default the primary reference: accepted/plain, else the first)."""
+        if exercise.reference_text:  # a variant's (grader.variants): the reference rendered for it
+            return exercise.reference_text, exercise
         reference = primary_reference(exercise)
         return (reference, exercise) if reference else None
 

@@ -57,6 +57,7 @@ def as_json(report: Report) -> dict[str, object]:
         "visible_only": report.visible_only,
         "limits_source": report.limits_source,
         "notes": list(report.notes),
+        **({"variant": report.variant} if report.variant else {}),  # params: the student's variant's id
     }
     if report.quality is not None:  # the spec's `quality:`: its deduction is already out of `score`
         from grader.quality.shown import quality_json
@@ -73,13 +74,18 @@ def gradebook_json(book: Gradebook) -> dict[str, object]:
         "exercises": [{"id": e.id, "title": e.title, "kind": e.kind, "max_score": e.max_score, "tests": e.tests}
                       for e in book.exercises],
         "students": [{"student": student, "total": book.total(student),
-                      "exercises": {cell.exercise: _cell(cell) for cell in book.row(student) if cell}}
+                      "exercises": {cell.exercise: _cell(cell, book.solves.get((student, cell.exercise), ""))
+                                    for cell in book.row(student) if cell}}
                      for student in book.students],
     }
 
 
-def _cell(cell: Cell) -> dict[str, object]:
+def _cell(cell: Cell, solves: str = "") -> dict[str, object]:
+    variant: dict[str, object] = {"variant": cell.report.variant} if cell.report.variant else {}
+    if solves:  # the wrong-variant detector: it fails its own variant and passes this classmate's
+        variant["solves_variant_of"] = solves
     entry = {
+        **variant,
         "file": cell.file,
         "verdict": str(cell.verdict),
         "score": cell.score,

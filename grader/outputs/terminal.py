@@ -288,6 +288,8 @@ class TerminalReport(Output):
         header = literal(report.exercise, "bold")  # from a server's reply too: every text of a report is literal
         header.append(" · ")
         header.append_text(literal(report.submission))
+        if report.variant:  # params: which student's variant it was graded against
+            header.append(f" · variant {report.variant}", style="dim")
         console.print(header)
         console.print(literal(report.isolation, "dim"))
         if report.limits_source:

@@ -56,14 +56,14 @@ async def get_submission(request: Request, caller: Caller) -> Response:
             submission = server.state.get(number)
         assert submission is not None
     return Reply(shown_all(server.state, server.rules, caller, [submission], time.time(), server.private,
-                           visible_inputs(server, submission.exercise))[0])
+                           visible_inputs(server, submission.exercise, submission.student))[0])
 
 
-def visible_inputs(server: Server, exercise_id: str) -> dict[str, str]:
+def visible_inputs(server: Server, exercise_id: str, student: str | None = None) -> dict[str, str]:
     from grader.kinds import visible_inputs  # what `grader check` shows beside a failure
 
     try:
-        return visible_inputs(server.exercises.get(exercise_id)[0])
+        return visible_inputs(server.exercises.get(exercise_id, student)[0])  # params: the student's variant
     except GraderError:
         return {}
 

@@ -101,7 +101,7 @@ def exercise_facts(request: Request, caller: Caller, exercise_id: str) -> dict[s
 
     server = server_of(request)
     now = time.time()
-    exercise = server.exercises.get(exercise_id)[0]
+    exercise = server.exercises.get(exercise_id, caller.student)[0]  # params: the caller's own variant
     rules = server.rules.of(exercise_id)
     lateness = server.rules.lateness(caller.student, exercise_id, now)
     deadline = lateness.deadline
@@ -210,8 +210,12 @@ async def staff_student(request: Request, caller: Caller) -> Response:
     values = await run_in_threadpool(class_values, server, {"name": ""})
     row = next((r for r in values["grid"].rows if r.student == student), None)
     submissions = history(request, caller, student)
+    from grader.variants.served import wrong_variant_flags  # params: a hand-in that solves a classmate's variant
+
+    flags = await run_in_threadpool(wrong_variant_flags, server.exercises, server.state, student)
     return page(request, "staff_student.html.j2", student=student, submissions=submissions, row=row,
-                overrides=overrides, exercises=server.exercises.ids(), changes=reviews.audit_rows(server, student))  # every score change
+                overrides=overrides, exercises=server.exercises.ids(), changes=reviews.audit_rows(server, student),
+                wrong_variants=flags)  # every score change; a hand-in that solves a classmate's variant
 
 
 def stored_code(server: Server, submission: Any) -> Any:

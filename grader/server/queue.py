@@ -25,6 +25,7 @@ from grader.handins.base import Handin
 from grader.model import Exercise, Report
 from grader.server.database import Postgres
 from grader.server.state import State, Submission
+from grader.variants.served import ServedVariants
 from grader.version import grader_version
 from grader.workers.job import Done, GradingKey, Job, job_request, pack, resolve
 from grader.workers.opening import open_pool
@@ -52,28 +53,38 @@ class Exercises:
         self.course = course
         self._resolved: dict[str, tuple[Exercise, str, bytes, dict[str, object]]] = {}
         self._lock = threading.Lock()
+        self.variants = ServedVariants()  # params: each student's own variant (grader.variants)
 
     def ids(self) -> list[str]:
         return self.course.ids()
 
-    def get(self, exercise_id: str) -> tuple[Exercise, str, bytes]:
-        """(the exercise, its digest, it packed for a job); a broken spec raises a GraderError."""
-        return self._get(exercise_id)[:3]
+    def get(self, exercise_id: str, student: str | None = None) -> tuple[Exercise, str, bytes]:
+        """(the exercise, its digest, it packed for a job); a broken spec raises a GraderError. With params,
+        the student's variant (without a student: the exercise as every variant shares it, not gradable)."""
+        return self._get(exercise_id, student)[:3]
 
-    def expected(self, exercise_id: str) -> dict[str, object]:
+    def expected(self, exercise_id: str, student: str | None = None) -> dict[str, object]:
         """Every test's expected answer, computed once (the same values `grader check` compares with)."""
-        return self._get(exercise_id)[3]
+        return self._get(exercise_id, student)[3]
 
-    def _get(self, exercise_id: str) -> tuple[Exercise, str, bytes, dict[str, object]]:
+    def _get(self, exercise_id: str, student: str | None = None) -> tuple[Exercise, str, bytes, dict[str, object]]:
         with self._lock:
             if exercise_id not in self._resolved:
-                exercise, expected, digest = resolve(self.course.load(exercise_id))
-                self._resolved[exercise_id] = exercise, digest, pack(exercise, expected), expected
-            return self._resolved[exercise_id]
+                base = self.course.load(exercise_id)
+                if base.params is not None:
+                    self._resolved[exercise_id] = ServedVariants.unresolved(base)
+                else:
+                    exercise, expected, digest = resolve(base)
+                    self._resolved[exercise_id] = exercise, digest, pack(exercise, expected), expected
+            resolved = self._resolved[exercise_id]
+        if resolved[0].params is not None and student is not None:
+            return self.variants.of(resolved[0], student)
+        return resolved
 
     def forget(self) -> None:
         with self._lock:
             self._resolved.clear()
+        self.variants.forget()
 
 
 def fair_order(queued: list[int], student_of: dict[int, str], in_hand: Counter[str],
@@ -175,7 +186,7 @@ class GradingLoop:
     def _job(self, submission: Submission) -> Job | None:
         label = f"{submission.student}/{Path(submission.file).name}"
         try:
-            exercise, digest, packed = self.exercises.get(submission.exercise)
+            exercise, digest, packed = self.exercises.get(submission.exercise, submission.student)
         except GraderError as error:
             self.state.finish(submission.id, Report(submission.exercise, label, ()), "", f"the exercise cannot be "
                               f"graded: {error}")
@@ -188,7 +199,8 @@ class GradingLoop:
         path = self.state.path_of(submission)
         handin = read_submission(path, exercise)
         if not handin.ok:
-            report = grade_without_sandbox(exercise, self.exercises.expected(submission.exercise), path, label, handin)
+            report = grade_without_sandbox(exercise, self.exercises.expected(submission.exercise, submission.student),
+                                           path, label, handin)
             self.state.finish(submission.id, report, digest)
             self._changed(submission.id)
             return None

@@ -12,17 +12,18 @@ from grader.server.state import State
 def regrade(state: State, exercises: Exercises, exercise_id: str | None = None, everything: bool = False) -> list[int]:
     """The ids queued again: those whose exercise changed since they were graded (all of them: `everything`)."""
     exercises.forget()  # read every spec and reference again
-    digests: dict[str, str | None] = {}
+    digests: dict[tuple[str, str], str | None] = {}
     chosen = []
     for submission in state.list(exercise=exercise_id):
         if submission.status not in ("done", "error"):
             continue  # queued or running: graded with what is there now anyway
-        if submission.exercise not in digests:
+        key = (submission.exercise, submission.student)  # params: each student's variant has its digest
+        if key not in digests:
             try:
-                digests[submission.exercise] = exercises.get(submission.exercise)[1]
+                digests[key] = exercises.get(*key)[1]
             except GraderError:
-                digests[submission.exercise] = None  # a broken spec: its grades stay as they are
-        current = digests[submission.exercise]
+                digests[key] = None  # a broken spec: its grades stay as they are
+        current = digests[key]
         if current is not None and (everything or submission.exercise_digest != current):
             chosen.append(submission.id)
     state.regrade(chosen)

@@ -269,4 +269,8 @@ def write_similarity(state: State, exercises: Exercises, rules: CourseRules, out
               if (submission := state.get(cell.run_id)) is not None}
     cells = {key: replace(cell, file=stored.get(cell.run_id)) for key, cell in book.cells.items()}
     specs = [exercises.get(row.id)[0] for row in book.exercises]
-    return write(replace(book, cells=cells), out, submissions=state.folder, exercises=specs)[0]
+    from grader.variants.served import wrong_variant_flags  # params: hand-ins that solve a classmate's variant
+
+    solves = {(student, exercise): solver for student in book.students
+              for exercise, solver in wrong_variant_flags(exercises, state, student).items()}
+    return write(replace(book, cells=cells, solves=solves), out, submissions=state.folder, exercises=specs)[0]

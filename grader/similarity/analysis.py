@@ -32,13 +32,18 @@ class Similarity:
     pairs: list[Pair]  # every exercise's, highest score first
     groups: list[Group]
     skipped: list[str] = field(default_factory=list)  # student/file: why it was not compared
+    # params: (exercise, student, classmate) where the student's hand-in fails their own variant and solves the
+    # classmate's (grader.variants.detect): the copy a similarity score cannot see when the code was edited
+    wrong_variants: list[tuple[str, str, str]] = field(default_factory=list)
 
     def json(self) -> dict[str, object]:
         return {"pairs": [{"a": p.a.student, "b": p.b.student, "exercise": p.exercise, "score": round(p.score, 3)}
                           for p in self.pairs if p.score > 0],
                 "groups": [{"exercise": g.exercise, "students": list(g.students), "top_score": round(g.top_score, 3)}
                            for g in self.groups],
-                "threshold": self.threshold}
+                "threshold": self.threshold,
+                **({"wrong_variants": [{"exercise": e, "student": s, "solves_variant_of": c}
+                                       for e, s, c in self.wrong_variants]} if self.wrong_variants else {})}
 
 
 def comparable(exercises: list[Exercise]) -> list[Exercise]:

@@ -27,4 +27,6 @@ def write(book: Gradebook, out: Path, *, submissions: Path, exercises: list[Exer
     found = {key: Found(cell.student, cell.exercise, submissions / cell.file if cell.file else None)
              for key, cell in book.cells.items()}
     folder = ClassFolder(submissions, list(book.students), found)
-    return html.write(analyse(folder, [e for e in exercises if e.id in graded]), out)
+    similarity = analyse(folder, [e for e in exercises if e.id in graded])
+    similarity.wrong_variants = sorted((e, s, solver) for (s, e), solver in book.solves.items())
+    return html.write(similarity, out)

@@ -134,6 +134,9 @@ def _references(courses: dict[str, Path]) -> list[Reference]:
     found = []
     for course, exercises in courses.items():
         for path in sorted((exercises.parent / "reference").glob("*/*/*")):
+            spec = exercises / f"{path.parent.parent.name}.yaml"
+            if "\nparams:" in spec.read_text(encoding="utf-8"):
+                continue  # a template per variant: proved by tests/variants and `validate --variants`
             if path.suffix in SUFFIXES:
                 found.append(Reference(course, path.parent.parent.name, path.parent.name, path))
     return found
