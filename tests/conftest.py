@@ -15,6 +15,13 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 EXERCISES = ROOT / "exercises"
 REFERENCE = ROOT / "reference"
+
+
+def templated(reference: Path) -> bool:
+    """A reference of an exercise with `params:`: a template rendered per variant, never run as written
+    (tests/variants and `grader validate --variants` prove those)."""
+    spec = reference.parents[3] / "exercises" / f"{reference.parent.parent.name}.yaml"
+    return spec.is_file() and "\nparams:" in spec.read_text(encoding="utf-8")
 SUBMISSIONS = ROOT / "tests" / "e2e" / "submissions"
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import EXERCISES, REFERENCE, SUBMISSIONS, run_cli
+from tests.conftest import EXERCISES, REFERENCE, SUBMISSIONS, run_cli, templated
 
 EXIT_FOR = {"passed": 0}
 
@@ -15,15 +15,11 @@ def cases(root: Path, verdicts: tuple[str, ...] | None = None) -> list[tuple[str
     """(exercise, expected verdict, file) for root/<exercise>/<verdict>/<file>."""
     found = []
     for path in sorted(root.glob("*/*/*")):
-        if _has_params(root.parent / "exercises" / f"{path.parent.parent.name}.yaml"):
-            continue  # its references are templates, rendered per variant: tests/variants, validate --variants
+        if templated(path):
+            continue
         if path.suffix in (".py", ".txt") and (verdicts is None or path.parent.name in verdicts):
             found.append((path.parent.parent.name, path.parent.name, path))
     return found
-
-
-def _has_params(spec: Path) -> bool:
-    return spec.is_file() and "\nparams:" in spec.read_text(encoding="utf-8")
 
 
 def case_id(case: tuple[str, str, Path]) -> str:

@@ -134,7 +134,7 @@ def test_a_ta_reviews_releases_and_answers_a_regrade_request_and_the_gradebook_a
     walk.click(By.ID, "reviews-link")
     Select(driver.find_element(By.ID, "release-exercise")).select_by_visible_text("add")
     walk.click(By.ID, "release")
-    walk.until(lambda: "released 1 reviews" in walk.text())
+    walk.until(lambda: "released 1 review" in walk.text())
     walk.shot("released")
 
     # The student sees it, the comment beside line 2, and asks about a test.
@@ -163,7 +163,7 @@ def test_a_ta_reviews_releases_and_answers_a_regrade_request_and_the_gradebook_a
     driver.find_element(By.ID, "reply").send_keys("Fair: the rest is right. 3.5 of 4.")
     driver.find_element(By.ID, "new-score").send_keys("3.5")
     walk.click(By.ID, "send-reply")
-    walk.until(lambda: "The score of add is now 3.5." in walk.text())
+    walk.until(lambda: f"The score of submission {number} is now 3.5" in walk.text())
     assert "answered" in driver.find_element(By.ID, "request-status").text
     walk.shot("answered")
 
@@ -171,7 +171,8 @@ def test_a_ta_reviews_releases_and_answers_a_regrade_request_and_the_gradebook_a
     driver.get(served.url + "/api/gradebook")
     book = json.loads(driver.find_element(By.TAG_NAME, "body").text)
     (cell,) = [a for a in book["applied"] if a["student"] == "alice"]
-    assert cell["score"] == 3.5 and cell["parts"]["from"] == "override" and cell["review"]["released"] is True
+    # The answer set the score of the submission asked about (docs/ta.md: regrade answers), not an override.
+    assert cell["score"] == 3.5 and cell["parts"]["from"] == "regrade" and cell["review"]["released"] is True
     driver.get(served.url + "/staff/students/alice")
     audit = driver.find_element(By.ID, "audit").text
     for what in ("review", "release", "request"):
@@ -183,6 +184,6 @@ def test_a_ta_reviews_releases_and_answers_a_regrade_request_and_the_gradebook_a
     walk.sign_in(alice)
     driver.get(served.url + "/regrade-requests")
     walk.click(By.CSS_SELECTOR, "#inbox a")
-    assert "Fair: the rest is right." in walk.text() and "The score of add is now 3.5." in walk.text()
+    assert "Fair: the rest is right." in walk.text() and f"The score of submission {number} is now 3.5" in walk.text()
     walk.shot("student-answer")
     assert len(list(shots.glob("*.png"))) == walk.taken == 10
