@@ -19,8 +19,9 @@ from grader.forms.given import read_given
 from grader.kinds import KINDS, SubmissionKind
 from grader.limits import LimitError, checked, what
 from grader.params_spec import read_params
-from grader.model import MISSING, CalibrationRule, CheckerSpec, Exercise, Limits, MutantsRule, RubricItem, Rule, Test
+from grader.model import MISSING, CalibrationRule, CheckerSpec, Exercise, Limits, Rule, Test
 from grader.quality_spec import read_quality
+from grader.staff_spec import read_mutants, read_rubric
 
 EXERCISE_KEYS = ("title", "kind", "entry", "statement", "starter", "hints", "prelude", "test_setup", "handin_files", "hidden_tests", "snippet", "limits",
                  "checker", "require", "forbid", "tests",
@@ -158,8 +159,8 @@ def _exercise(reader: _Reader, root: yaml.Node, path: Path) -> Exercise | None:
         require=_rules(reader, keys.get("require"), "require"),
         forbid=_rules(reader, keys.get("forbid"), "forbid"),
         calibration=_calibration(reader, keys.get("calibration")),
-        mutants=_mutants(reader, keys.get("mutants")),
-        rubric=_rubric(reader, keys.get("rubric")),
+        mutants=read_mutants(reader, keys.get("mutants")),
+        rubric=read_rubric(reader, keys.get("rubric")),
         quality=read_quality(reader, keys.get("quality"), kind.runs_code),
         params=read_params(reader, keys.get("params"), path),
     )
@@ -216,75 +217,6 @@ def _calibration(reader: _Reader, node: yaml.Node | None) -> CalibrationRule:
         except LimitError as error:
             reader.problem(value_node, f"calibration: {key} {error}")
     return CalibrationRule(**changes)
-
-
-def _mutants(reader: _Reader, node: yaml.Node | None) -> MutantsRule:
-    """`mutants: {kill_at_least: 0.9, equivalent: [{id: ..., reason: ...}]}` (grader validate --mutants)."""
-    if node is None:
-        return MutantsRule()
-    keys = reader.mapping(node, ("kill_at_least", "equivalent"), "mutants")
-    floor = reader.typed(keys.get("kill_at_least"), float, "mutants.kill_at_least", None, "a number from 0 to 1")  # type: ignore[arg-type]
-    if floor is not None and not 0 <= floor <= 1:
-        reader.problem(keys["kill_at_least"], f"mutants.kill_at_least must be from 0 to 1 (a share), not {floor}")
-        floor = None
-    marks: list[tuple[str, str]] = []
-    listed = keys.get("equivalent")
-    if listed is not None and not isinstance(listed, yaml.SequenceNode):
-        reader.problem(listed, "mutants.equivalent must be a list of {id: MUTANT-ID, reason: WHY}")
-    for item in listed.value if isinstance(listed, yaml.SequenceNode) else ():
-        mark = reader.mapping(item, ("id", "reason"), "an item of mutants.equivalent")
-        for required in ("id", "reason"):
-            if isinstance(item, yaml.MappingNode) and required not in mark:
-                reader.problem(item, f"an equivalent mutant needs '{required}': the id the report gives, and "
-                                     f"why no test can tell it from the reference")
-        if "id" in mark and "reason" in mark:
-            marks.append((reader.text(mark["id"], "id"), reader.text(mark["reason"], "reason")))
-    return MutantsRule(floor, tuple(marks))
-
-
-RUBRIC_ID = re.compile(r"^[a-z0-9]+([-_][a-z0-9]+)*$")
-RUBRIC_MOST = 100  # items: a review form a TA can read down
-RUBRIC_POINTS_MOST = 1000.0
-
-
-def _rubric(reader: _Reader, node: yaml.Node | None) -> tuple[RubricItem, ...]:
-    """`rubric: [{id: clear-names, points: 1, description: ...}, ...]`: what a TA ticks by hand."""
-    if node is None:
-        return ()
-    if not isinstance(node, yaml.SequenceNode):
-        reader.problem(node, "rubric must be a list of {id: ITEM-ID, points: NUMBER, description: TEXT}")
-        return ()
-    if len(node.value) > RUBRIC_MOST:
-        reader.problem(node, f"rubric has {len(node.value)} items; at most {RUBRIC_MOST}")
-    items: list[RubricItem] = []
-    seen: set[str] = set()
-    for item in node.value[:RUBRIC_MOST]:
-        keys = reader.mapping(item, ("id", "points", "description"), "a rubric item")
-        if not isinstance(item, yaml.MappingNode):
-            continue
-        missing = [key for key in ("id", "points", "description") if key not in keys]
-        for key in missing:
-            reader.problem(item, f"a rubric item needs '{key}': an id, the points it adds (negative: takes off) "
-                                 f"and a description the student reads")
-        item_id = reader.text(keys.get("id"), "rubric: id")
-        if "id" in keys and not RUBRIC_ID.match(item_id):
-            reader.problem(keys["id"], f"rubric: id '{item_id}' must be lower-case letters, digits, '-' or '_' "
-                                       f"(e.g. clear-names)")
-        elif item_id in seen:
-            reader.problem(keys["id"], f"two rubric items have the id '{item_id}': ids must be unique")
-        points = reader.typed(keys.get("points"), float, f"rubric item '{item_id}': points", None,  # type: ignore[arg-type]
-                              "a number (negative takes points off)")
-        if points is not None and not (points != 0 and abs(points) <= RUBRIC_POINTS_MOST):
-            reader.problem(keys["points"], f"rubric item '{item_id}': points must be a number other than 0, "
-                                           f"from -{RUBRIC_POINTS_MOST:g} to {RUBRIC_POINTS_MOST:g}, not {points}")
-            points = None
-        description = reader.text(keys.get("description"), f"rubric item '{item_id}': description").strip()
-        if "description" in keys and not description:
-            reader.problem(keys["description"], f"rubric item '{item_id}': description must not be empty")
-        if not missing and points is not None and description and RUBRIC_ID.match(item_id) and item_id not in seen:
-            items.append(RubricItem(item_id, points, description))
-        seen.add(item_id)
-    return tuple(items)
 
 
 def _rules(reader: _Reader, node: yaml.Node | None, where: str) -> tuple[Rule, ...]:
