@@ -198,6 +198,33 @@ class RubricItem:
 
 
 @record
+class Strategy:
+    """One argument's values as a spec's `search:` declares them (built into Hypothesis by grader/search)."""
+
+    name: str  # integers, floats, text, booleans, none, just, sampled, lists, dicts, tuples, one_of
+    options: tuple[tuple[str, object], ...] = ()  # bounds and choices: min, max, min_size, alphabet, values...
+    parts: tuple[Strategy, ...] = ()  # what it is made of: a list's items, a dict's keys and values, a tuple's
+
+
+@record
+class Search:
+    """The spec's `search:`: inputs generated for the entry, each run by the submission and the reference,
+    until one disagrees by the checker (then shrunk); one outcome in the report, named `name`."""
+
+    name: str
+    args: tuple[tuple[str, Strategy], ...]  # the entry's arguments, in order, each with its values
+    examples: int  # inputs tried before the submission is taken to agree
+    seconds: float  # the whole search's wall-clock budget, shrinking included
+    hidden: bool
+    points: float
+    checker: CheckerSpec
+    limits: Limits  # each input's run
+    line: int = 0
+    shrinks: int = 200  # runs spent shrinking a found input, at most
+    description: str = ""
+
+
+@record
 class Exercise:
     id: str
     title: str
@@ -219,6 +246,7 @@ class Exercise:
     calibration: CalibrationRule = field(default_factory=CalibrationRule)
     mutants: MutantsRule = field(default_factory=MutantsRule)
     rubric: tuple[RubricItem, ...] = ()  # a TA's review ticks these (grader serve)
+    search: Search | None = None  # inputs generated and compared with the reference's (grader/search)
 
     @property
     def reference_dir(self) -> Path:
@@ -227,7 +255,7 @@ class Exercise:
 
     @property
     def max_score(self) -> float:
-        return sum(test.points for test in self.tests)
+        return sum(test.points for test in self.tests) + (self.search.points if self.search is not None else 0.0)
 
 
 @record

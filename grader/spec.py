@@ -14,6 +14,7 @@ import yaml
 from grader.checker_spec import read_checker
 from grader.errors import SpecError, SpecProblem
 from grader.feedback_spec import read_feedback
+from grader.search_spec import read_search
 from grader.forms import COMMON_KEYS, FORMS, TestForm, form_keys
 from grader.forms.given import read_given
 from grader.kinds import KINDS, SubmissionKind
@@ -21,7 +22,7 @@ from grader.model import MISSING, CalibrationRule, CheckerSpec, Exercise, Limits
 
 EXERCISE_KEYS = ("title", "kind", "entry", "statement", "starter", "hints", "prelude", "test_setup", "handin_files", "hidden_tests", "snippet", "limits",
                  "checker", "require", "forbid", "tests",
-                 "calibration", "mutants", "rubric", *(key for kind in KINDS.values() for key in kind.own_keys))
+                 "calibration", "mutants", "rubric", "search", *(key for kind in KINDS.values() for key in kind.own_keys))
 TEST_KEYS = ("name", "call", "stdin", "compare", "expect", "expect_literal", "hidden", "big", "points",
              "checker", "limits", *COMMON_KEYS, *form_keys())
 LIMIT_KEYS = tuple(f.name for f in fields(Limits) if f.name != "cpu_written")
@@ -157,6 +158,7 @@ def _exercise(reader: _Reader, root: yaml.Node, path: Path) -> Exercise | None:
         calibration=_calibration(reader, keys.get("calibration")),
         mutants=_mutants(reader, keys.get("mutants")),
         rubric=_rubric(reader, keys.get("rubric")),
+        search=read_search(reader, keys.get("search"), kind.name, entry, checker, limits),
     )
 
 
