@@ -11,6 +11,7 @@ from grader.handins.base import Handin
 from grader.model import Exercise, Outcome, RunResult, Search, Test, Verdict
 from grader.running import SubmissionRun
 from grader.sandbox import Backend
+from grader.search.answers import Answers
 from grader.search.engine import SearchResult, run_search
 from grader.search.literal import call_text
 
@@ -30,11 +31,13 @@ def searched(exercise: Exercise, submission: SubmissionRun, expected: dict[str, 
     if skip:
         return uniform(search, Verdict.SKIPPED, skip)
     with SubmissionRun(exercise, truth.source, private_paths, backend, truth.modules) as reference:
-        if not _coexist(backend):
-            result = run_search(search, exercise.entry, _alone(submission.run, reference.close),
-                                _alone(reference.run, submission.close))
-        else:
-            result = run_search(search, exercise.entry, submission.run, reference.run)
+        if _coexist(backend):
+            answers = Answers(exercise, truth, reference.run)
+            result = run_search(search, exercise.entry, submission.run, answers.run)
+        else:  # one sandbox open at a time: slower, as safe
+            answers = Answers(exercise, truth, _alone(reference.run, submission.close))
+            result = run_search(search, exercise.entry, _alone(submission.run, reference.close), answers.run)
+        answers.keep()
     return outcome_of(search, exercise.entry, result)
 
 
