@@ -59,8 +59,8 @@ def outcome_of(search: Search, entry: str, result: SearchResult) -> Outcome:
         return replace(uniform(search, judged.verdict, f"{words} on a generated input"))
     call = call_text(entry, result.found.values)
     said = f": {judged.feedback}" if judged.feedback else ""
-    return replace(judged, points=0.0, input=call, feedback=f"found by the search (the smallest failing input)"
-                                                            f"{said}", limit_source=search.limits.cpu_origin)
+    return replace(judged, points=0.0, input=call, feedback=f"found by the search: {call}, the smallest failing "
+                                                            f"input{said}", limit_source=search.limits.cpu_origin)
 
 
 def uniform(search: Search, verdict: Verdict, feedback: str) -> Outcome:
@@ -88,3 +88,19 @@ def _alone(run: Callable[[Test], RunResult], close_other: Callable[[], None]) ->
         return run(test)
     return alone
 
+
+
+def search_failures(exercise: Exercise, checks: list[tuple[str, str, tuple[Verdict, ...]]]) -> list[str]:
+    """`grader validate`: a search must find the mistake of every wrong_answer and runtime_error reference
+    (`checks`: each reference's folder, name and verdicts, the search's last); an accepted one must pass
+    it, as every test (said by the references' own check)."""
+    search = exercise.search
+    if search is None:
+        return []
+    failures = []
+    for folder, name, verdicts in checks:
+        if folder in ("wrong_answer", "runtime_error") and len(verdicts) == len(exercise.tests) + 1 \
+                and verdicts[-1] == Verdict.PASSED:
+            failures.append(f"{folder}/{name}: the search '{search.name}' finds no input it fails on in "
+                            f"{search.examples} examples; widen its strategies or try more examples")
+    return failures
