@@ -141,3 +141,18 @@ def test_a_found_input_is_written_as_python_that_makes_it_again() -> None:
     values = ([float("nan"), -float("inf"), 0.5], {"a": (1,)}, {3, 1, 2}, "x'y")
     text = call_text("f", values)
     assert text == "f([float('nan'), -float('inf'), 0.5], {'a': (1,)}, {1, 2, 3}, \"x'y\")"
+
+
+def test_a_server_grading_finds_the_same_input_as_grader_check(tmp_path: Path) -> None:
+    from tests.server.conftest import Served
+
+    served = Served(tmp_path, tmp_path / "state", write_course(tmp_path))
+    try:
+        alice = served.token("alice")
+        served.start("--workers", "1")
+        sent = served.submit(alice, "max-subarray", BEST_ZERO)
+        assert sent.status == 202, sent.body
+        graded = served.wait(alice, sent.body["id"])
+    finally:
+        served.stop()
+    assert search_entry(graded["report"]) == search_entry(check(tmp_path))
