@@ -176,6 +176,12 @@ def _with_options(reader: Reader, node: yaml.Node, body: yaml.Node | None, name:
         if low in options and high in options and options[low] > options[high]:  # type: ignore[operator]
             reader.problem(body or node, f"{where}: {low} ({options[low]}) is more than {high} ({options[high]})")
             return None
+    if name == "floats" and (options.get("nan") or options.get("infinity")) and ("min" in options or "max" in options):
+        reader.problem(body or node, f"{where}: nan and infinity are outside any min and max: leave them out")
+        return None
+    if name == "dicts" and parts and parts[0].name in ("lists", "dicts"):
+        reader.problem(body or node, f"{where}: keys must be hashable (numbers, text, tuples), not {parts[0].name}")
+        return None
     if name in ("lists", "dicts"):
         missing = [key for key, what in allowed.items() if what == "strategy" and key not in keys]
         if missing:

@@ -14,6 +14,7 @@ from grader.sandbox import Backend
 from grader.search.answers import Answers
 from grader.search.engine import SearchResult, run_search
 from grader.search.literal import call_text
+from grader.text import bounded
 
 HIDDEN_WORDS = {Verdict.WRONG_ANSWER: "wrong answer", Verdict.TIMEOUT: "time limit exceeded",
                 Verdict.MEMORY_LIMIT: "ran out of memory", Verdict.OUTPUT_LIMIT: "printed too much"}
@@ -56,12 +57,12 @@ def outcome_of(search: Search, entry: str, result: SearchResult) -> Outcome:
     judged = result.found.outcome
     if search.hidden:
         words = HIDDEN_WORDS.get(judged.verdict, judged.feedback.split(":")[0])
-        return replace(uniform(search, judged.verdict, f"{words} on a generated input"))
+        return uniform(search, judged.verdict, f"{words} on a generated input")
     call = call_text(entry, result.found.values)
     said = f": {judged.feedback}" if judged.feedback else ""
-    return replace(judged, points=0.0, input=call, feedback=f"found by the search: {call}, the smallest failing "
-                                                            f"input{said}", limit_source=search.limits.cpu_origin)
-
+    found = replace(judged, points=0.0, input=call, limit_source=search.limits.cpu_origin,
+                    feedback=f"found by the search: {call}, the smallest failing input{said}")
+    return bounded(found, search.limits.output)
 
 def uniform(search: Search, verdict: Verdict, feedback: str) -> Outcome:
     """The search's outcome with no input in it: skipped, passed, out of time, or the whole file's verdict."""

@@ -75,7 +75,11 @@ class _State:
         if key not in self.memo:
             if self.stopped or (self.target is not None and self.shrink_runs >= self.search.shrinks):
                 return False  # no run: nothing new is interesting, so Hypothesis ends with what it has
-            self.memo[key] = self._judged(values)
+            try:
+                self.memo[key] = self._judged(values)
+            except Exception as error:  # noqa: BLE001 - ours, never the submission's: Hypothesis must not shrink it
+                self.problem, self.stopped = f"the search failed: {type(error).__name__}: {error}", True
+                return False
         outcome = self.memo[key]
         assume(outcome is not None)  # the reference refused it: outside the exercise's inputs
         assert outcome is not None

@@ -121,6 +121,14 @@ def test_validate_proves_the_search_finds_a_wrong_reference_and_passes_the_accep
     ("xs: {integers: {min: 5, max: 1}}", "min (5) is more than max (1)"),
     ("xs: {lists: {max_size: 3}}", "needs 'of'"),
     ("xs: {sampled: []}", "takes a non-empty list of values"),
+    ("xs: {lists: {of: integers, max_size: 1000000000}}", "max_size must be a whole number from 0 to 1000"),
+    ("xs: {integers: {min: true}}", "min must be a whole number"),
+    ("xs: {floats: {min: .nan}}", "min must be a number"),
+    ("xs: \"integers\\u202e\\x00\"", "unknown strategy 'integers\u202e\x00'"),
+    ("xs: [integers, text]", "must be a strategy"),
+    ("xs: {floats: {max: 1, infinity: true}}", "nan and infinity are outside any min and max"),
+    ("xs: {dicts: {keys: {lists: {of: integers}}, values: integers}}", "keys must be hashable"),
+    ("\"x y\": integers", "'x y' is not a plain Python name"),
 ])
 def test_a_bad_strategy_is_a_spec_error_at_its_line(tmp_path: Path, text: str, message: str) -> None:
     from grader.errors import SpecError
@@ -156,3 +164,18 @@ def test_a_server_grading_finds_the_same_input_as_grader_check(tmp_path: Path) -
     finally:
         served.stop()
     assert search_entry(graded["report"]) == search_entry(check(tmp_path))
+
+
+def test_a_forged_found_file_runs_only_calls_of_the_entry(tmp_path: Path) -> None:
+    from grader.cache import cache_dir
+    from grader.search.found import _path, found_tests
+    from grader.spec import load_exercise
+
+    exercises = write_course(tmp_path)
+    exercise = load_exercise(exercises / "max-subarray.yaml")
+    forged = ["max_subarray([5])", "__import__('os').system('x')", "max_subarray(", 3, "print(1)"]
+    cache_dir().mkdir(parents=True, exist_ok=True)
+    _path(exercise, tmp_path / "submission.py").write_text(json.dumps(forged))
+    assert [test.call for test in found_tests(exercise, tmp_path / "submission.py")] == ["max_subarray([5])"]
+    _path(exercise, tmp_path / "submission.py").write_text("{not json")
+    assert found_tests(exercise, tmp_path / "submission.py") == ()
