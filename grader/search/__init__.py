@@ -74,7 +74,8 @@ def uniform(search: Search, verdict: Verdict, feedback: str) -> Outcome:
 def _coexist(backend: Backend) -> bool:
     """Whether two sandboxes of this process may be open at once: with a dedicated uid the harness ends
     every process of the uid between tests, which only Landlock's signal scope confines to its own."""
-    isolation = getattr(backend, "isolation", None)
+    inner = getattr(backend, "backend", backend)  # a wrapper (--watch's WarmBackend) names the real one
+    isolation = getattr(inner, "isolation", None)
     if isolation is None or getattr(isolation, "uid", None) is None:
         return True
     from grader.sandbox.linux import landlock_scopes
