@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import marshal
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
 from grader.model import MISSING, Fault, Outcome, RunResult, Search, Test, Verdict
@@ -114,18 +115,46 @@ class _State:
 
 def run_search(search: Search, entry: str, submission: Runner, reference: Runner) -> SearchResult:
     """Search for an input the two disagree on, within the search's examples, shrinks and seconds."""
+    state = _State(search, entry, submission, reference, time.monotonic() + search.seconds)
+    with _no_local_constants():
+        return _found(state, search, rules_for(search))
+
+
+def rules_for(search: Search) -> object:
+    from hypothesis import HealthCheck, Phase, Verbosity, settings
+
+    return settings(max_examples=search.examples, derandomize=True, database=None, deadline=None,
+                    phases=(Phase.generate, Phase.shrink), verbosity=Verbosity.quiet,
+                    suppress_health_check=list(HealthCheck), print_blob=False)
+
+
+@contextmanager
+def _no_local_constants() -> Iterator[None]:
+    """Hypothesis mixes into its inputs the constants it reads from the modules of the process that are
+    not installed packages (and caches them in a .hypothesis folder of the working directory): from the
+    grader's own modules when it runs from a checkout, and from whichever modules a server, a batch or a
+    check happen to have loaded. The same inputs everywhere need none of them (pinned version: private name)."""
+    from hypothesis.internal.conjecture import providers
+
+    own = providers._get_local_constants
+    providers._get_local_constants = providers.Constants
+    providers.CONSTANTS_CACHE.cache.clear()  # what was drawn from them before
+    try:
+        yield
+    finally:
+        providers._get_local_constants = own
+        providers.CONSTANTS_CACHE.cache.clear()
+
+
+def _found(state: _State, search: Search, rules: object) -> SearchResult:
     from random import Random
 
-    from hypothesis import HealthCheck, Phase, Verbosity, find, settings
+    from hypothesis import find
     from hypothesis.errors import HypothesisException, NoSuchExample, Unsatisfiable
 
-    state = _State(search, entry, submission, reference, time.monotonic() + search.seconds)
-    rules = settings(max_examples=search.examples, derandomize=True, database=None, deadline=None,
-                     phases=(Phase.generate, Phase.shrink), verbosity=Verbosity.quiet,
-                     suppress_health_check=list(HealthCheck), print_blob=False)
     found: tuple[object, ...] | None = None
     try:
-        found = find(arguments(search.args), state.fails, settings=rules, random=Random(SEED))
+        found = find(arguments(search.args), state.fails, settings=rules, random=Random(SEED))  # type: ignore[arg-type]
     except (NoSuchExample, Unsatisfiable):
         pass
     except HypothesisException as error:  # the strategies cannot be made (a dict keyed by lists...)

@@ -51,7 +51,7 @@ def write_course(root: Path, hidden: bool = False) -> Path:
 
 def check(root: Path, *extra: str) -> dict:
     result = run_cli("check", "max-subarray", root / "submission.py", "--exercises", root / "exercises",
-                     "--format", "json", *extra)
+                     "--format", "json", *extra, cwd=root)  # no .hypothesis folder may appear there
     assert result.returncode == 1, result.stderr
     return json.loads(result.stdout)
 
