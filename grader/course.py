@@ -31,7 +31,7 @@ STUDENT_BUNDLE_MARKER = ".student-bundle"  # written by `grader export --student
 # The modules whose code decides what a spec loads as: a change to any of them is a new key.
 _LOADER_SOURCES = ("spec.py", "checker_spec.py", "params_spec.py", "feedback_spec.py", "model.py", "checkers/__init__.py", "errors.py",
                    "forms/__init__.py", "forms/base.py", "forms/given.py", "forms/raises.py", "forms/steps.py",
-                   "forms/program_io.py", "limits.py", "quality_spec.py", "quality/data.py", "staff_spec.py")
+                   "forms/program_io.py", "limits.py", "quality_spec.py", "quality/data.py", "staff_spec.py", "limits_spec.py", "search_spec.py", "params_data.py", "search_data.py")
 
 
 @record

@@ -37,7 +37,18 @@ def source_of_truth(exercise: Exercise) -> tuple[Handin, Exercise] | None:
 
 def expected_values(exercise: Exercise, every: bool = False) -> dict[str, object]:
     """Every test's expected value or text; computed and cached where the spec leaves `expect` out
-    (`every`: computed for every test, as `grader validate` confirms what is written)."""
+    (`every`: computed for every test, as `grader validate` confirms what is written). A `search:` has
+    the reference itself as its expected answer (a Handin): it travels with the exercise to every
+    worker, which runs it on each generated input in a sandbox of its own (grader/search)."""
+    values = _expected_values(exercise, every)
+    if exercise.search is not None:
+        truth = source_of_truth(exercise)  # none (specs without their references): no search runs
+        if truth is not None:
+            values[exercise.search.name] = truth[0]
+    return values
+
+
+def _expected_values(exercise: Exercise, every: bool) -> dict[str, object]:
     values = {t.name: _written(t) for t in exercise.tests if t.expect is not MISSING}
     digests = _given_digests(exercise)
     needed = list(exercise.tests) if every else kind_of(exercise.kind).unwritten(exercise)

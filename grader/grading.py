@@ -99,8 +99,9 @@ def grade(exercise: Exercise, submission: Path, request: GradingRequest = Gradin
         if first is not None:  # no test ran: one problem of the whole file, told the same for all
             return read.annotate(replace(_all(exercise, tests, name, isolation, first.verdict, first.feedback,
                                               request.visible_only, first.details), quality=quality))
+        searched = _searched(exercise, run, expected, backend, request, outcomes)
     staff = staff_details(tests, seen, expected) if request.reader is Reader.STAFF else ()
-    report = Report(exercise.id, name, tuple(_sourced(outcomes[t.name], t) for t in tests), isolation,
+    report = Report(exercise.id, name, tuple(_sourced(outcomes[t.name], t) for t in tests) + searched, isolation,
                     request.visible_only, staff=staff, quality=quality, variant=exercise.variant)
     return read.annotate(report)
 
@@ -112,6 +113,19 @@ def _quality(exercise: Exercise, source: str) -> QualityResult | None:
     from grader.quality.judge import check_quality  # only for an exercise that has quality
 
     return check_quality(exercise.quality, source, exercise.starter, exercise.max_score)
+
+
+def _searched(exercise: Exercise, run: SubmissionRun, expected: dict[str, object], backend: Backend,
+              request: GradingRequest, outcomes: dict[str, Outcome]) -> tuple[Outcome, ...]:
+    """The spec's `search:` outcome, after the tests (grader/search); none without one."""
+    if exercise.search is None or request.visible_only:
+        return ()
+    from grader.search import searched
+
+    stopped = request.pace is Pace.FAIL_FAST and any(o.verdict == Verdict.TIMEOUT for o in outcomes.values())
+    skip = "skipped: a test before it ran out of time (grader check --all runs it anyway)" if stopped else ""
+    found = searched(exercise, run, expected, backend, request.private_paths, skip)
+    return (found,) if found is not None else ()
 
 
 def _refusal(exercise: Exercise, handin: Handin, name: str) -> tuple[Verdict, str, str] | None:
@@ -208,6 +222,10 @@ def _all(exercise: Exercise, tests: tuple[Test, ...], name: str, isolation: str,
          feedback: str, visible_only: bool, details: str = "") -> Report:
     """The same outcome for every test: a problem of the whole file (it reveals nothing of a hidden test)."""
     outcomes = tuple(replace(_outcome(t, verdict, feedback), details=details) for t in tests)
+    if exercise.search is not None and not visible_only:  # the search, told the same
+        from grader.search import uniform
+
+        outcomes += (replace(uniform(exercise.search, verdict, feedback), details=details),)
     return Report(exercise.id, name, outcomes, isolation, visible_only, variant=exercise.variant)
 
 

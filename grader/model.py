@@ -7,7 +7,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from grader.compat import StrEnum
+from grader.params_data import Params  # noqa: F401 - named from here
 from grader.records import record
+from grader.search_data import Strategy
 
 if TYPE_CHECKING:  # a test form's data, kept below the model (the forms import the model)
     from grader.form_data import ExpectedRaise, ProgramIO, Step
@@ -199,15 +201,21 @@ class RubricItem:
 
 
 @record
-class Params:
-    """`params:` of a spec: a function of the course's generators.py that draws a variant's named values
-    from a seed (grader.variants); `line` and `column` say where the spec wrote it, for authoring errors."""
+class Search:
+    """The spec's `search:`: inputs generated for the entry, each run by the submission and the reference,
+    until one disagrees by the checker (then shrunk); one outcome in the report, named `name`."""
 
-    source: Path  # the generators.py file beside the spec
-    generator: str
-    args: tuple[tuple[str, object], ...] = ()
+    name: str
+    args: tuple[tuple[str, Strategy], ...]  # the entry's arguments, in order, each with its values
+    examples: int  # inputs tried before the submission is taken to agree
+    seconds: float  # the whole search's wall-clock budget, shrinking included
+    hidden: bool
+    points: float
+    checker: CheckerSpec
+    limits: Limits  # each input's run
     line: int = 0
-    column: int = 0
+    shrinks: int = 200  # runs spent shrinking a found input, at most
+    description: str = ""
 
 
 @record
@@ -236,6 +244,7 @@ class Exercise:
     params: Params | None = None  # `params:`: a variant per student (grader.variants)
     variant: str = ""  # the short id of the variant this exercise was rendered for; "" before rendering
     reference_text: str = ""  # a variant's accepted reference, rendered for it: its expected answers' source
+    search: Search | None = None  # inputs generated and compared with the reference's (grader/search)
 
     @property
     def reference_dir(self) -> Path:
@@ -244,7 +253,7 @@ class Exercise:
 
     @property
     def max_score(self) -> float:
-        return sum(test.points for test in self.tests)
+        return sum(test.points for test in self.tests) + (self.search.points if self.search is not None else 0.0)
 
 
 @record

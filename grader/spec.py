@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import difflib
 import re
-from dataclasses import fields, replace
+from dataclasses import fields
 from pathlib import Path
 from typing import TypeVar
 
@@ -14,10 +14,12 @@ import yaml
 from grader.checker_spec import read_checker
 from grader.errors import SpecError, SpecProblem
 from grader.feedback_spec import read_feedback
+from grader.search_spec import read_search
 from grader.forms import COMMON_KEYS, FORMS, TestForm, form_keys
 from grader.forms.given import read_given
 from grader.kinds import KINDS, SubmissionKind
 from grader.limits import LimitError, checked, what
+from grader.limits_spec import read_limits
 from grader.params_spec import read_params
 from grader.model import MISSING, CalibrationRule, CheckerSpec, Exercise, Limits, Rule, Test
 from grader.quality_spec import read_quality
@@ -25,10 +27,9 @@ from grader.staff_spec import read_mutants, read_rubric
 
 EXERCISE_KEYS = ("title", "kind", "entry", "statement", "starter", "hints", "prelude", "test_setup", "handin_files", "hidden_tests", "snippet", "limits",
                  "checker", "require", "forbid", "tests",
-                 "calibration", "mutants", "rubric", "quality", "params", *(key for kind in KINDS.values() for key in kind.own_keys))
+                 "calibration", "mutants", "rubric", "quality", "params", "search", *(key for kind in KINDS.values() for key in kind.own_keys))
 TEST_KEYS = ("name", "call", "stdin", "compare", "expect", "expect_literal", "hidden", "big", "points",
              "checker", "limits", *COMMON_KEYS, *form_keys())
-LIMIT_KEYS = tuple(f.name for f in fields(Limits) if f.name != "cpu_written")
 CALIBRATION_KEYS = tuple(f.name for f in fields(CalibrationRule))
 ID_PATTERN = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 constructor = yaml.SafeLoader("")
@@ -137,7 +138,7 @@ def _exercise(reader: _Reader, root: yaml.Node, path: Path) -> Exercise | None:
     for name in ("prelude", "test_setup", "snippet", "starter"):
         if name in keys:
             _check_code(reader, keys[name], name)
-    limits = _limits(reader, keys.get("limits"), Limits(), "limits")
+    limits = read_limits(reader, keys.get("limits"), Limits(), "limits")
     checker = read_checker(reader, keys.get("checker"), CheckerSpec(kind.default_compare))
     tests = _tests(reader, keys.get("tests"), kind, limits, checker if "checker" in keys else None)
     return Exercise(
@@ -163,6 +164,7 @@ def _exercise(reader: _Reader, root: yaml.Node, path: Path) -> Exercise | None:
         rubric=read_rubric(reader, keys.get("rubric")),
         quality=read_quality(reader, keys.get("quality"), kind.runs_code),
         params=read_params(reader, keys.get("params"), path),
+        search=read_search(reader, keys.get("search"), kind.name, entry, checker, limits),
     )
 
 
@@ -181,24 +183,6 @@ def _check_code(reader: _Reader, node: yaml.Node, where: str) -> None:
         ast.parse(reader.text(node, where))
     except SyntaxError as error:
         reader.problem(node, f"{where} is not valid Python: {error.msg} (line {error.lineno} of the code)")
-
-
-def _limits(reader: _Reader, node: yaml.Node | None, base: Limits, where: str) -> Limits:
-    if node is None:
-        return base
-    changes: dict[str, object] = {}
-    for key, value_node in reader.mapping(node, LIMIT_KEYS, where).items():
-        kind: type = float if key in ("cpu", "wall") else int
-        value = reader.typed(value_node, kind, f"{where}: {key}", None, what(key))
-        if value is None:
-            continue
-        try:
-            changes[key] = kind(checked(key, value))
-        except LimitError as error:
-            reader.problem(value_node, f"{where}: {key} {error}")
-    if "cpu" in changes:
-        changes["cpu_written"] = True
-    return replace(base, **changes)  # type: ignore[arg-type]
 
 
 def _calibration(reader: _Reader, node: yaml.Node | None) -> CalibrationRule:
@@ -297,7 +281,7 @@ def _test(reader: _Reader, node: yaml.Node, kind: SubmissionKind, limits: Limits
         big=reader.typed(keys.get("big"), bool, "big", False, "true or false"),
         points=reader.typed(keys.get("points"), float, "points", 1.0, "a number"),
         checker=test_checker,
-        limits=_limits(reader, keys.get("limits"), limits, f"the limits of {where}"),
+        limits=read_limits(reader, keys.get("limits"), limits, f"the limits of {where}"),
         line=node.start_mark.line + 1,
         form=form.name,
         given=read_given(reader, keys["given"], where, reader.path) if "given" in keys else (),

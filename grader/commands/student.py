@@ -284,8 +284,14 @@ def _check_once(args: argparse.Namespace, course: Course, exercise: Exercise, su
                              visible_only=course.is_student_bundle,
                              private_paths=course.private_paths(submission.resolve().parent),
                              attempt=wrong_before + 1 if counted else None)
+    if exercise.search is not None:  # the inputs its search found on this file before are tests now
+        from grader.search.found import remember, with_found
+
+        exercise = with_found(exercise, submission)
     # The report's modules (rich) are imported on a thread while the sandbox starts and runs the tests.
     report = grade(exercise, submission, request, meanwhile=meanwhile, backend=backend)
+    if exercise.search is not None:
+        remember(exercise, submission, report)
     if counted and report.verdict == Verdict.WRONG_ANSWER:
         _wrong_checks(exercise.id, wrong_before + 1)
     output(args.format).render(report, sys.stdout)

@@ -130,6 +130,7 @@ class ProcessSession:
         )
         self.children_before = set(reaping.children())
         self.pid = self._spawn(jail, requests_r, replies_w)
+        _OPEN_PIDS.add(self.pid)
         if uid is not None:
             _LIVE.opened(uid)
         self.pidfd = os.pidfd_open(self.pid)
@@ -276,7 +277,10 @@ class ProcessSession:
         last = uid is not None and _LIVE.closed(uid, swept_by_group=emptied)
         if uid is not None and last and _LIVE.pay_sweep(uid):
             reaping.kill_all_of(uid)  # a forked helper: only when no (empty) cgroup vouches for every one
-        reaping.reap_orphans(keep=self.children_before)
+        _OPEN_PIDS.discard(self.pid)
+        # Another sandbox of this process started after this one is a child too, not an orphan of this one
+        # (a search keeps the reference's open beside the submission's, grader/search).
+        reaping.reap_orphans(keep=self.children_before | _OPEN_PIDS)
         if uid is not None and last and not (self.isolation.mountns or self.isolation.landlock):
             reaping.remove_files_of(uid)
         self.pid = 0
@@ -307,3 +311,4 @@ class _LiveSandboxes:
 
 
 _LIVE = _LiveSandboxes()
+_OPEN_PIDS: set[int] = set()  # the first process of each open sandbox of this process

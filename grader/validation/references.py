@@ -91,6 +91,8 @@ def check_reference(course: Course, exercise: Exercise, reference: Reference) ->
         raised = _with_cpu_times(exercise, TOO_SLOW_FACTOR)
         report = grade(raised, reference.path, GradingRequest(Pace.EVERY_TEST, private_paths=private, label=label))
         limits = {t.name: t.limits.cpu for t in exercise.tests}
+        if exercise.search is not None:  # its outcome comes last
+            limits[exercise.search.name] = exercise.search.limits.cpu
         runs = [_too_slow_run(label, o, limits[o.test]) for o in report.outcomes]
         verdicts = tuple(Verdict.TIMEOUT if run.times_out_at_limit else o.verdict
                          for run, o in zip(runs, report.outcomes))

@@ -11,6 +11,7 @@ from grader.course import Course
 from grader.expected import ExpectationError
 from grader.kinds import kind_of
 from grader.model import MISSING, Exercise
+from grader.search import search_failures
 from grader.yaml_surprises import surprising_scalars
 from grader.validation.pinning import unpinned_equals
 from grader.validation.expectations import checker_failures, expectation_failures, input_failures, produced_values
@@ -60,7 +61,8 @@ def validate_exercise(course: Course, exercise_id: str, *, recalibrate: bool = F
         if result.calibration is not None:
             exercise = apply(written, result.calibration)
     # Every test shown in full while validating: a hidden test's feedback is the instructor's to read.
-    shown = replace(exercise, tests=tuple(replace(t, hidden=False) for t in exercise.tests))
+    shown = replace(exercise, tests=tuple(replace(t, hidden=False) for t in exercise.tests),
+                    search=replace(exercise.search, hidden=False) if exercise.search is not None else None)
     too_slow: list[TooSlowRun] = []
     if not _check_expectations(shown, result):
         references = []  # every test would be a grader error: one line above says why
@@ -71,6 +73,7 @@ def validate_exercise(course: Course, exercise_id: str, *, recalibrate: bool = F
         too_slow += runs
         if not check.ok:
             result.fail(f"{reference.folder}/{reference.path.name}: {check.reason}")
+    result.failures += search_failures(shown, [(c.expected, c.path.name, c.verdicts) for c in result.references])
     result.timing = timing_rows(shown, result.calibration, result.references, too_slow)
     result.failures += [f"test '{row.test}': {row.reason}" for row in result.timing if not row.ok]
     result.seconds = time.monotonic() - started

@@ -86,6 +86,10 @@ def uniform_report(exercise: Exercise, label: str, verdict: Verdict, feedback: s
     """Every test with the same verdict: a missing file, a refused one, a worker that died."""
     outcomes = tuple(Outcome(test=t.name, verdict=verdict, points=0.0, max_points=t.points, hidden=t.hidden,
                              big=t.big, feedback=feedback) for t in exercise.tests)
+    if exercise.search is not None:  # its outcome too: the same maximum score as any other hand-in's
+        search = exercise.search
+        outcomes += (Outcome(test=search.name, verdict=verdict, points=0.0, max_points=search.points,
+                             hidden=search.hidden, feedback=feedback),)
     return Report(exercise.id, label, outcomes)
 
 
@@ -108,6 +112,8 @@ def resolve(exercise: Exercise) -> tuple[Exercise, dict[str, object], str]:
         digest.update(repr((limits.cpu, limits.wall_seconds, limits.memory, limits.output, limits.processes,
                             limits.open_files, limits.file_size, limits.cpu_written, bool(limits.cpu_source)))
                       .encode())
+    if exercise.search is not None and exercise.search.name in values:  # its reference: another one, other grades
+        digest.update(b"\0search\0" + canonical(values[exercise.search.name]).encode())
     return exercise, values, digest.hexdigest()
 
 
