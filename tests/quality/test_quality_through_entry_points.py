@@ -17,7 +17,7 @@ from tests.conftest import ROOT, run_cli
 from tests.server.conftest import Served, served  # noqa: F401 - the fixture: a real grader serve
 
 # Passes every test of the bundled first-solution; loses 1 for naming (4 issues, capped), 1 for bugs (F401,
-# B006), and the exercise's cap (15% of 9) holds the total at 1.35.
+# B006), and the exercise's cap (15% of 10: the tests' 9 points and the search's 1) holds the total at 1.5.
 UNTIDY = """\
 import os
 
@@ -55,8 +55,8 @@ def test_check_takes_the_capped_deduction_says_it_per_line_and_a_second_check_is
     assert sections[0] == sections[1]
     assert as_json(report_from_json(report)) == report  # `grader submit` reads the server's reply back whole
     quality = report["quality"]
-    assert report["score"] == 7.65 and report["verdict"] == "passed" and result.returncode == 0
-    assert quality["tool"] == f"ruff {version('ruff')}" and quality["deduction"] == 1.35 and quality["capped"]
+    assert report["score"] == 8.5 and report["verdict"] == "passed" and result.returncode == 0
+    assert quality["tool"] == f"ruff {version('ruff')}" and quality["deduction"] == 1.5 and quality["capped"]
     assert [(c["name"], c["counted"], c["deduction"], c["capped"]) for c in quality["categories"]] == [
         ("naming", 4, 1.0, True), ("bugs", 2, 1.0, False), ("style", 0, 0.0, False)]
     assert quality["issues"][1] == {"code": "N803", "message": "Argument name `N` should be lowercase", "line": 4,
@@ -64,10 +64,10 @@ def test_check_takes_the_capped_deduction_says_it_per_line_and_a_second_check_is
                                     "in_starter": False, "url": "https://docs.astral.sh/ruff/rules/invalid-argument-name"}
 
     shown = run_cli("check", "first-solution", handed_in, "--exercises", ROOT / "exercises", env={"COLUMNS": "160"})
-    assert f"Code quality (ruff {version('ruff')}): 1.35 points off, capped for the exercise" in shown.stdout
+    assert f"Code quality (ruff {version('ruff')}): 1.5 points off, capped for the exercise" in shown.stdout
     assert "naming (graded): 4 issues, 1 point off (capped)" in shown.stdout
     assert "line 6:9 N802 Function name `Search` should be lowercase [naming]" in shown.stdout
-    assert "Score 7.65/9 (9 from the tests, 1.35 off for code quality)." in shown.stdout
+    assert "Score 8.5/10 (10 from the tests, 1.5 off for code quality)." in shown.stdout
 
 
 def test_batch_gradebook_parts_junit_and_the_students_page_say_the_deduction(tmp_path: Path) -> None:
@@ -79,14 +79,14 @@ def test_batch_gradebook_parts_junit_and_the_students_page_say_the_deduction(tmp
                      "--workers", 1, "--outputs", "json,junit,html", timeout=300)
     assert result.returncode in (0, 1), result.stderr
     cells = {s["student"]: s["exercises"]["first-solution"] for s in json.loads((out / "grades.json").read_text())["students"]}
-    assert cells["ada"]["parts"] == {"tests": 9.0, "quality": -1.35} and cells["ada"]["score"] == 7.65
-    assert cells["alan"]["parts"] == {"tests": 9.0, "quality": 0.0} and cells["alan"]["score"] == 9.0
+    assert cells["ada"]["parts"] == {"tests": 10.0, "quality": -1.5} and cells["ada"]["score"] == 8.5
+    assert cells["alan"]["parts"] == {"tests": 10.0, "quality": 0.0} and cells["alan"]["score"] == 10.0
     assert cells["ada"]["quality"]["issues"][0]["code"] == "F401"
     suites = {s.get("name"): s for s in ET.parse(out / "junit.xml").getroot()}
     found = {p.get("name"): p.get("value") for p in suites["ada"].iter("property")}
-    assert found["quality_deduction:first-solution"] == "1.35"
+    assert found["quality_deduction:first-solution"] == "1.5"
     page = next((out / "html" / "students").glob("ada*.html")).read_text()
-    assert "1.35 points off, capped for the exercise" in page
+    assert "1.5 points off, capped for the exercise" in page
     assert re.search(r"<td>4:20</td>\s*<td><a href=\"[^\"]+\">N803</a></td>", page)
 
 
