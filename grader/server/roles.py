@@ -5,7 +5,7 @@ told apart: `--staff` still issues one), 2 a TA. What each role may call is decl
 
 from __future__ import annotations
 
-from enum import StrEnum
+from grader.compat import StrEnum
 
 from grader.records import record
 
