@@ -61,7 +61,7 @@ from serve import percentile, perfect_queue, rss_kib  # noqa: E402
 from grader.server.client import multipart  # noqa: E402
 from grader.server.queue import TIMES_VARIABLE  # noqa: E402
 from grader.server.state import State  # noqa: E402
-from grader.server.tokens import issue  # noqa: E402
+from grader.server.tokens import Role, issue  # noqa: E402
 from tests.batch.classroom import SUFFIX, VARIANTS, write_class, write_course  # noqa: E402
 
 WRONG_FIRST = {"add": VARIANTS["add"][1].content, "shout": VARIANTS["shout"][1].content,
@@ -202,7 +202,7 @@ def run(root: Path, args: argparse.Namespace) -> int:
 
     state = State(root / "state", args.database)
     tokens = {student: issue(state, student) for student in {u.student for u in uploads}}
-    staff = issue(state, "rush-staff", staff=True)
+    staff = issue(state, "rush-staff", Role.INSTRUCTOR)
     state.close()
     servers, bases = [], []
     for number in range(args.servers):
