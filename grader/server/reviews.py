@@ -90,8 +90,6 @@ def code_of(server: Server, submission: Submission) -> list[str]:
 def review_from(server: Server, caller: Caller, body: dict[str, Any]) -> Review:
     """A review as staff sent it: {"submission", "rubric": [ITEM-ID...], "comments": [{"line", "text"}],
     "summary"}, every item one of the exercise's and every line one of that submission's code."""
-    if not caller.staff:
-        raise Refused(403, "reviews are written by staff")
     submission = submission_of(server, caller, body.get("submission"))
     rubric = {item.id: item for item in rubric_of(server, submission.exercise)}
     ticked = body.get("rubric", [])
@@ -136,8 +134,6 @@ def save_review(server: Server, caller: Caller, body: dict[str, Any]) -> Review:
 
 def release(server: Server, caller: Caller, exercise: object, student: object) -> list[int]:
     """Release the pending reviews of an exercise, of a student, or of both: the submissions released."""
-    if not caller.staff:
-        raise Refused(403, "reviews are released by staff")
     if exercise is None and student is None:
         raise Refused(422, 'name what to release: {"exercise": ID} and/or {"student": NAME}')
     if exercise is not None:
