@@ -135,10 +135,13 @@ def _refusal(exercise: Exercise, handin: Handin, name: str) -> tuple[Verdict, st
         return handin.refused_verdict, handin.refused, ""
     try:
         tree = ast.parse(handin.source, filename=Path(name).name)
+        violations = check_rules(tree, exercise.require, exercise.forbid)
     except SyntaxError as error:
         where = f"{handin.where(error.lineno)}: " if error.lineno else ""
         return Verdict.SYNTAX_ERROR, f"{where}{error.msg}", _caret(error)
-    violations = check_rules(tree, exercise.require, exercise.forbid)
+    except (RecursionError, MemoryError):  # `return ` + 5000 minus signs: the parser's own stack runs out
+        return Verdict.SYNTAX_ERROR, "the code nests too deeply for Python to read (operators or brackets " \
+                                     "inside each other thousands deep)", ""
     if violations:
         return Verdict.RULE_VIOLATION, "; ".join(v.message for v in violations), ""
     return None
