@@ -111,7 +111,6 @@ class GradingLoop:
         self.state, self.exercises = state, exercises
         self.pool: Pool = open_pool(workers, cluster, exercises.course.exercises_dir)
         self.pool.on_retry = self._retry
-        self.size = self.pool.size
         self.claimed: dict[int, str] = {}  # submission -> its student: on the pool, not ended
         self.students: dict[int, str] = {}  # a queued submission's student, read once
         self.last_served: dict[str, int] = {}  # student -> when this server last claimed one of theirs
@@ -125,6 +124,11 @@ class GradingLoop:
         # This server's uploads wake the loop; another's, on a shared database, are found by looking again:
         # soon, or its workers idle while the other server's queue waits.
         self.poll = 0.5 if isinstance(state.db, Postgres) else 5.0
+
+    @property
+    def size(self) -> int:
+        """Workers the pool has now (a cluster's may join after the server starts)."""
+        return self.pool.size
 
     def start(self) -> None:
         self.state.recover(RETRIES)
@@ -161,7 +165,7 @@ class GradingLoop:
         """As many jobs waiting in the pool as there are workers, in the queue's fair order. A submission
         that needs no worker (unreadable, identical to one graded, its spec broken) is graded here on the
         way; one another server claimed first is passed over."""
-        if self.pool.waiting() >= self.size:
+        if self.pool.waiting() >= self.pool.size:
             return  # full: not even the query
         queued = self.state.queued()
         self.students = {n: self.students[n] for n in queued if n in self.students}
@@ -170,7 +174,7 @@ class GradingLoop:
                 submission = self.state.get(number)
                 self.students[number] = submission.student if submission is not None else ""
         for number in fair_order(queued, self.students, Counter(self.claimed.values()), self.last_served):
-            if self.pool.waiting() >= self.size:
+            if self.pool.waiting() >= self.pool.size:
                 return
             submission = self.state.get(number)
             job = self._job(submission) if submission is not None else None

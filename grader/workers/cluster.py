@@ -83,9 +83,13 @@ class DaskPool(Pool):
         held = len(self.futures)
         if self.ask_scheduler:
             try:  # a lambda travels by value: the scheduler needs no grader of the same version
-                held = max(held, int(self.client.run_on_scheduler(lambda dask_scheduler: (
+                tasks, workers = self.client.run_on_scheduler(lambda dask_scheduler: (
                     sum(len(worker.processing) for worker in dask_scheduler.workers.values())
-                    + len(dask_scheduler.queued) + len(dask_scheduler.unrunnable)))))
+                    + len(dask_scheduler.queued) + len(dask_scheduler.unrunnable), len(dask_scheduler.workers)))
+                held = max(held, int(tasks))
+                # Workers come and go (a deployment starts them beside the servers, not before): the size
+                # the caller feeds is the cluster's now.
+                self.size = int(workers)
             except Exception:  # noqa: BLE001 - a scheduler that runs no function: our own count from now on
                 self.ask_scheduler = False
         return max(0, held - self.size)
