@@ -81,6 +81,18 @@ class Deployment:
             time.sleep(1)
         raise AssertionError(f"not ready: {self.compose('ps', check=False).stdout}")
 
+    def healthy(self, service: str, timeout: float = 300) -> None:
+        """Until the service's health check passes (docker-compose 1.29 has no `up --wait`)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            container = self.compose("ps", "-q", service).stdout.strip()
+            state = subprocess.run(["docker", "inspect", "-f", "{{.State.Health.Status}}", container],
+                                   capture_output=True, text=True).stdout.strip() if container else ""
+            if state == "healthy":
+                return
+            time.sleep(1)
+        raise AssertionError(f"{service} never became healthy: {self.compose('ps', check=False).stdout}")
+
     def kill(self, service: str) -> None:
         """SIGKILL to the container's main process from the host, as a machine's crash: its restart policy
         brings it back."""
@@ -198,6 +210,7 @@ def test_the_deployment_grades_through_tls_loses_nothing_when_killed_and_restore
     assert "gradebook" in backed.stdout
     d.compose("down", "-v")
     d.compose("up", "-d", "database", "scheduler")
+    d.healthy("database")
     restored = d.compose("run", "--rm", "--no-deps", "server1", "grader", "serve", "restore", "/backups/snapshot")
     assert "restored" in restored.stdout
     d.compose("up", "-d")
