@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from grader.checkers.canonical import (  # noqa: F401 - used from here, and named from here by others
-    _a_type, _merge_difference, _not_plain_feedback, describe_difference, item_types, loose, members,
+    a_type, merge_difference, not_plain_feedback, describe_difference, item_types, loose, members,
     multiset_difference, not_plain, typed)
 from grader.checkers.registry import CHECKERS, Checker, CheckerError, checker  # noqa: F401 - used from here
 from grader.checkers.shown import first_difference, safe_repr, show, show_pair, type_name  # noqa: F401 - used from here
@@ -133,7 +133,7 @@ def value(expected: object, actual: object) -> CheckResult:
         return array(expected, actual)
     if typed(expected) == typed(actual):
         return CheckResult(passed=True)
-    feedback = _not_plain_feedback(actual) or describe_difference(expected, actual)
+    feedback = not_plain_feedback(actual) or describe_difference(expected, actual)
     if loose(expected) == loose(actual):  # equal by ==: say this checker is the type-strict one
         feedback += " (checker 'value' compares types too; checker 'equal' compares with ==)"
     return CheckResult(passed=False, feedback=feedback)

@@ -170,7 +170,7 @@ def members(value: object) -> list[object] | None:
     return None
 
 
-def _a_type(value: object) -> str:
+def a_type(value: object) -> str:
     """'an int', 'a list', 'None'."""
     return "None" if value is None else a(type_name(value))
 
@@ -178,7 +178,7 @@ def _a_type(value: object) -> str:
 def describe_difference(expected: object, actual: object) -> str:
     """One line a student can act on: a type, a length, the items missing or extra, the first difference."""
     if type(expected) is not type(actual):
-        return f"expected {_a_type(expected)}, got {_a_type(actual)}: {show(actual, 60)}"
+        return f"expected {a_type(expected)}, got {a_type(actual)}: {show(actual, 60)}"
     note = item_types(expected, actual)
     if note:
         return note
@@ -204,10 +204,10 @@ def multiset_difference(expected: list[object] | tuple[object, ...],
     """(items missing, items extra) of two lists as multisets of typed items: their canonical texts sorted
     and merged, so no hash of a hostile item is ever taken."""
     want, got = sorted(map(typed, expected)), sorted(map(typed, actual))
-    return _merge_difference(want, got)
+    return merge_difference(want, got)
 
 
-def _merge_difference(want: list[str], got: list[str]) -> tuple[int, int]:
+def merge_difference(want: list[str], got: list[str]) -> tuple[int, int]:
     """(missing, extra) of two sorted lists of canonical texts."""
     if want == got:
         return 0, 0
@@ -249,7 +249,7 @@ def not_plain(value: object) -> str:
 
 
 
-def _not_plain_feedback(actual: object) -> str:
+def not_plain_feedback(actual: object) -> str:
     name = not_plain(actual)
     return f"the returned value holds {a(name)} object, which is not plain data (return lists, tuples, str, " \
         "int, ...)" if name else ""

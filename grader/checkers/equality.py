@@ -3,7 +3,7 @@ and `unordered` (a list in any order, types kept), on values read as data in the
 
 from __future__ import annotations
 
-from grader.checkers.canonical import (_a_type, _merge_difference, _not_plain_feedback, describe_difference,
+from grader.checkers.canonical import (a_type, merge_difference, not_plain_feedback, describe_difference,
                                        item_types, loose, members, multiset_difference, not_plain)
 from grader.checkers.registry import checker
 from grader.checkers.shown import show
@@ -19,7 +19,7 @@ def equal(expected: object, actual: object) -> CheckResult:
     The reply is data, so no == of the submission's runs here."""
     name = not_plain(actual)
     if name:
-        return CheckResult(passed=False, feedback=_not_plain_feedback(actual))
+        return CheckResult(passed=False, feedback=not_plain_feedback(actual))
     if loose(expected) == loose(actual):
         return CheckResult(passed=True)
     alone = by_identity(actual)
@@ -53,18 +53,18 @@ def same_items(expected: object, actual: object) -> CheckResult:
     the items of []); a generator, a map, a dict view or any other iterable, read in the sandbox."""
     got_items, want_items = members(actual), members(expected)
     if got_items is None:
-        return CheckResult(passed=False, feedback=_not_plain_feedback(actual)
-                           or f"expected a collection of items, got {_a_type(actual)}: {show(actual, 60)}")
+        return CheckResult(passed=False, feedback=not_plain_feedback(actual)
+                           or f"expected a collection of items, got {a_type(actual)}: {show(actual, 60)}")
     if want_items is None:
         return CheckResult(passed=False, feedback="the spec's expected value is not a collection")
     want, got = sorted(map(loose, want_items)), sorted(map(loose, got_items))
     if want == got:
         return CheckResult(passed=True)
-    missing, extra = _merge_difference(want, got)
+    missing, extra = merge_difference(want, got)
     parts = [f"{missing} missing"] if missing else []
     parts += [f"{extra} extra"] if extra else []
     note = item_types(want_items, got_items)
-    return CheckResult(passed=False, feedback=_not_plain_feedback(actual) or note or ", ".join(parts)
+    return CheckResult(passed=False, feedback=not_plain_feedback(actual) or note or ", ".join(parts)
                        + f" (expected {count(len(want), 'item')} in any order, got {len(got)}; compared with ==)",
                        reason="type" if note or not_plain(actual) else "items")
 
@@ -73,7 +73,7 @@ def same_items(expected: object, actual: object) -> CheckResult:
 def unordered(expected: object, actual: object) -> CheckResult:
     """A returned list whose items may come in any order; each item compared with its type."""
     if not isinstance(actual, list):
-        return CheckResult(passed=False, feedback=f"expected a list, got {_a_type(actual)} (checker 'same_items' "
+        return CheckResult(passed=False, feedback=f"expected a list, got {a_type(actual)} (checker 'same_items' "
                                                   f"takes any collection)")
     if not isinstance(expected, list):
         return CheckResult(passed=False, feedback="the spec's expected value is not a list")
@@ -83,7 +83,7 @@ def unordered(expected: object, actual: object) -> CheckResult:
     parts = [f"{missing} missing"] if missing else []
     parts += [f"{extra} extra"] if extra else []
     note = item_types(expected, actual)
-    return CheckResult(passed=False, feedback=_not_plain_feedback(actual) or note
+    return CheckResult(passed=False, feedback=not_plain_feedback(actual) or note
                        or ", ".join(parts) + f" (expected {count(len(expected), 'item')} in any order, got {len(actual)})",
                        reason="type" if note or not_plain(actual) else "items")
 
