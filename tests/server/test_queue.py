@@ -33,6 +33,10 @@ LOOPING = "def add(a, b):\n    while a > 1000:\n        pass\n    return a + b\n
 # limit (3 x CPU + 2 s) is what ends it on a busy machine, long before its CPU runs out. The test ends first,
 # and the server's stop ends it.
 ENDLESS = SPIN.replace("cpu: 5", "cpu: 600")
+# One that holds a worker for a fixed wall time without using the CPU: a loaded machine (a CI runner with
+# the other tests beside it) neither shortens its hold nor slows the server the test reads meanwhile.
+DOZE = SPIN.replace("cpu: 5", "cpu: 5\n  wall: 30")
+SLEEPING = "import time\n\ndef add(a, b):\n    time.sleep(3600)\n    return a + b\n"
 
 
 def running(served: Served, token: str, number: int) -> str:
@@ -82,10 +86,10 @@ def graded_order(served: Served) -> list[int]:
 
 
 def test_one_student_s_resubmissions_do_not_hold_the_queue_while_others_wait(served: Served) -> None:
-    (served.exercises / "spin.yaml").write_text(SPIN)
+    (served.exercises / "spin.yaml").write_text(DOZE)
     eve, bob, carol = (served.token(name) for name in ("eve", "bob", "carol"))
     served.start("--workers", "1")
-    looping = served.submit(eve, "spin", LOOPING).body["id"]  # holds the one worker until its CPU limit
+    looping = served.submit(eve, "spin", SLEEPING).body["id"]  # holds the one worker until its wall limit
     assert running(served, eve, looping) == "running"
     again = [served.submit(eve, "add", f"# {n}\n{ADD}").body["id"] for n in range(4)]
     others = [served.submit(token, "add", f"# {token}\n{ADD}").body["id"] for token in (bob, carol)]
