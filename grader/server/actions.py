@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 import math
 import time
 from collections.abc import Callable
@@ -19,6 +20,7 @@ from starlette.responses import Response
 from grader.errors import GraderError
 from grader.kinds import kind_of
 from grader.server import inputs
+from grader.server.group_commit import NotAdmitted
 from grader.server.inputs import Refused
 from grader.server.state import Override
 from grader.server.tokens import Caller
@@ -26,6 +28,7 @@ from grader.server.views import allowance
 from grader.server.web import Reply, Server, error
 
 HAND_IN_SUFFIXES = (".py", ".ipynb", ".zip")  # and the kind's own (.txt for a prediction)
+logger = logging.getLogger("uvicorn.error.uploads")
 
 
 @dataclass
@@ -73,16 +76,17 @@ async def accept_upload(server: Server, caller: Caller, request: Request,
         refusal = refused()  # first: an upload over the rules costs no disk
         if refusal is not None:
             return Accepted(refusal=refusal)
-        incoming = server.state.receive(data, f"{exercise_id}{suffix}")  # the slow part, outside the lock
-        # One upload at a time waits for the database's lock, the others for their turn: the grading loop
-        # then waits behind one upload's commit at most, not behind fifty.
-        with server.upload_turn, server.state.lock:  # the rate limit's count and the row: never both fit
-            refusal = refused()
-            if refusal is not None:
-                server.state.discard(incoming)
-                return Accepted(refusal=refusal)
+        incoming = server.state.receive(data, f"{exercise_id}{suffix}")  # the slow part, beside the others'
+        try:  # asked again in its group's turn: the rate limit's count and the row, never both fit
             return Accepted(server.state.store(caller.student, exercise_id, sent_name, suffix, incoming,
-                                               hashlib.sha256(data).hexdigest()))
+                                               hashlib.sha256(data).hexdigest(), admit=refused,
+                                               key=object() if caller.staff else None))  # staff: no rate
+        except NotAdmitted as no:
+            return Accepted(refusal=no.refusal)  # type: ignore[arg-type]  # what `refused` returned
+        except Exception as failure:  # the disk or the database: this upload was not kept, the others were
+            logger.exception("an upload of %s was not stored", exercise_id)
+            return Accepted(refusal=error(503, f"the server could not store this upload ({type(failure).__name__});"
+                                               " nothing was kept: send it again", **{"Retry-After": "5"}))
 
     accepted = await run_in_threadpool(store)
     server.loop.wake()

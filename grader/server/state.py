@@ -1,38 +1,35 @@
 """The server's state: a database (tokens, submissions, reports, overrides), state.sqlite under `--state DIR`
 or the PostgreSQL database `--database` names (several servers share it and the folder), and uploads/ID/ in
 the folder (each hand-in as it was received). A submission is on disk, fsynced, before its row is committed,
-and its row is committed (synchronous=FULL in SQLite) before the client hears 202: a server killed at any
-moment loses nothing it acknowledged. A claim by a worker and a report are committed without waiting for
+and its row is committed (synchronous=FULL in SQLite) before the client hears 202, with the uploads
+waiting beside it (grader/server/group_commit.py): a server killed at any moment loses nothing it acknowledged. A claim by a worker and a report are committed without waiting for
 the disk (a power cut may undo them; the submission is then graded again). The SQL is SQLite's;
 grader/server/database.py translates the little that differs."""
 
 from __future__ import annotations
 
 import json
-import os
 import pickle
-import secrets
-import shutil
 import socket
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from grader.errors import UsageError
 from grader.model import Report
+from grader.server import group_commit
 from grader.server.database import Postgres, sqlite
+from grader.server.group_commit import INCOMING, UPLOADS, GroupCommit, Upload
 from grader.server.rows import Change, Message, Override, RegradeRequest, Review, Submission
 from grader.server.schema import MIGRATIONS, migrate
 
 DATABASE = "state.sqlite"
-UPLOADS = "uploads"
-INCOMING = ".incoming-"  # uploads/.incoming-*: received, not stored yet (never graded)
 STATUSES = ("queued", "running", "done", "error")
-__all__ = ["MIGRATIONS", "STATUSES", "Change", "Message", "Override", "RegradeRequest", "Review", "State",
+__all__ = ["INCOMING", "MIGRATIONS", "STATUSES", "UPLOADS", "Change", "Message", "Override", "RegradeRequest", "Review", "State",
            "Submission", "migrate"]
 
 _COLUMNS = ("s.id, s.student, s.exercise, s.file, s.sent_name, s.sha256, s.submitted_at, s.status, s.attempts, "
@@ -66,6 +63,8 @@ class State:
         # a request, or the grading loop, reading a row never waits behind another's commit and its fsync.
         self._reader: Any = self.db if database else sqlite(folder / DATABASE, reader=True)
         self._read_lock: Any = self.lock if database else threading.Lock()
+        self.uploads: GroupCommit[Upload, int] = GroupCommit(lambda group: group_commit.store_group(self, group),
+                                                             key=Upload.group_key)
 
     @contextmanager
     def transaction(self, durable: bool = True) -> Iterator[sqlite3.Connection]:
@@ -111,41 +110,20 @@ class State:
 
     # ------------------------------------------------------------ submissions
     def receive(self, data: bytes, name: str) -> Path:
-        """The hand-in on disk, fsynced, in a folder of its own under uploads/ that `store` names after the
-        submission: the slow part of storing it (a journal commit per fsync), done before the lock is taken,
-        so that fifty uploads at once do not queue one behind the other's disk, and the grading loop behind them."""
-        folder = self.folder / UPLOADS / f"{INCOMING}{secrets.token_hex(8)}"
-        _write_durably(folder / name, data, parents=1)
-        return folder
+        """The hand-in on disk, fsynced, in a folder of its own under uploads/ (group_commit.receive)."""
+        return group_commit.receive(self.folder, data, name)
 
     def discard(self, incoming: Path) -> None:
         """A received hand-in that is not stored after all (refused, or its row failed)."""
-        shutil.rmtree(incoming, ignore_errors=True)
+        group_commit.discard(incoming)
 
-    def store(self, student: str, exercise: str, sent_name: str, suffix: str, data: bytes | Path, sha256: str) -> int:
-        """The hand-in (its bytes, or the folder `receive` wrote them to) and its row: the id. The file's
-        name is the server's own. The row is committed only once the file is on disk under that name."""
+    def store(self, student: str, exercise: str, sent_name: str, suffix: str, data: bytes | Path, sha256: str,
+              admit: Callable[[], object | None] = lambda: None, key: Hashable = None) -> int:
+        """The hand-in (its bytes, or the folder `receive` wrote them to) and its row, stored with the
+        uploads waiting beside it (group_commit): the id, once committed. The file's name is the server's
+        own. `admit`: the course's rules, asked in the upload's turn (a refusal raises NotAdmitted)."""
         incoming = data if isinstance(data, Path) else self.receive(data, f"{exercise}{suffix}")
-        target = None
-        try:
-            with self.transaction() as db:
-                number = int(db.execute(
-                    "INSERT INTO submissions (student, exercise, file, sent_name, sha256, submitted_at, status) "
-                    "VALUES (?, ?, '', ?, ?, ?, 'queued') RETURNING id",
-                    (student, exercise, sent_name, sha256, time.time())).fetchone()[0])
-                relative = Path(UPLOADS) / str(number) / f"{exercise}{suffix}"
-                target = self.folder / relative.parent
-                if target.exists():  # left by a row never committed (a crash, a rollback): the id is ours now
-                    shutil.rmtree(target)
-                os.rename(incoming, target)
-                _fsync_folder(self.folder / UPLOADS)
-                db.execute("UPDATE submissions SET file = ? WHERE id = ?", (str(relative), number))
-        except BaseException:
-            self.discard(incoming)
-            if target is not None and not incoming.exists():
-                self.discard(target)  # renamed, then rolled back
-            raise
-        return number
+        return self.uploads(Upload(student, exercise, sent_name, suffix, incoming, sha256, admit, key))
 
     def get(self, number: int) -> Submission | None:
         found = self._select("WHERE s.id = ?", (number,))
@@ -371,26 +349,3 @@ def _audit(db: Any, change: Change) -> None:
                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                (change.student, change.exercise, change.submission, change.what, change.who, change.at,
                 change.before, change.after, change.why))
-
-
-def _write_durably(path: Path, data: bytes, parents: int = 2) -> None:
-    """The file and the folder entries that name it (`parents` folders up), on disk when this returns."""
-    path.parent.mkdir(mode=0o700)
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(descriptor, view):]
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
-    for folder in (path.parent, path.parent.parent)[:parents]:
-        _fsync_folder(folder)
-
-
-def _fsync_folder(folder: Path) -> None:
-    handle = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(handle)
-    finally:
-        os.close(handle)

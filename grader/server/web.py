@@ -9,7 +9,6 @@ import asyncio
 import functools
 import hmac
 import secrets
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -81,7 +80,6 @@ class Server:
     class_list: dict[str, Any] = field(default_factory=dict)  # class.json for the LMS gradebooks
     secure_cookies: bool = True
     changes: Changes = field(default_factory=Changes)
-    upload_turn: threading.Lock = field(default_factory=threading.Lock)  # see actions.accept_upload
 
     @functools.cached_property
     def private(self) -> tuple[str, ...]:
