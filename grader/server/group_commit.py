@@ -78,6 +78,12 @@ class GroupCommit(Generic[T, R]):
         self.groups = 0
         """How many groups were stored: fewer than the items when they came together."""
 
+    @property
+    def waiting(self) -> int:
+        """Callers waiting for a group: the depth of the queue in front of the disk."""
+        with self._lock:
+            return len(self._waiting)
+
     def __call__(self, item: T) -> R:
         ticket = _Ticket(item)
         with self._lock:

@@ -1,0 +1,228 @@
+"""Uploads stored by group commit: the ones that wait while a group is being stored share its transaction
+and its fsync of uploads/, each caller gets its own submission, one bad upload costs the others nothing; and
+a server killed with SIGKILL in a storm of uploads has kept every one it acknowledged, on SQLite and on
+PostgreSQL."""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import threading
+import time
+import urllib.error
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from grader.server import group_commit
+from grader.server.group_commit import UPLOADS, NotAdmitted
+from grader.server.state import State
+from grader.server.tokens import Role, issue
+from tests.server.conftest import Served
+from tests.server.test_postgres import database  # noqa: F401 - the throwaway PostgreSQL cluster
+
+STORED = "STORED"
+
+
+def code(student: str, n: int) -> bytes:
+    return f"# {student} {n}\ndef add(a, b):\n    return a + b\n".encode()
+
+
+class Storm:
+    """Uploads stored at once by threads, the first group held in flight until all the others wait."""
+
+    def __init__(self, state: State) -> None:
+        self.state = state
+        self.results: dict[str, Any] = {}
+        self._release = threading.Event()
+
+    def hold(self) -> None | object:
+        self._release.wait(timeout=60)
+        return None
+
+    def store(self, label: str, student: str, admit: Callable[[], object | None] = lambda: None,
+              incoming: Path | None = None) -> None:
+        data = code(student, len(self.results))
+        try:
+            self.results[label] = self.state.store(student, "add", "add.py", ".py", incoming or data,
+                                                   hashlib.sha256(data).hexdigest(), admit=admit)
+        except (NotAdmitted, OSError) as failure:
+            self.results[label] = failure
+
+    def run(self, first: Callable[[], None], others: list[Callable[[], None]], before: Callable[[], None] =
+            lambda: None) -> None:
+        threads = [threading.Thread(target=first)]
+        threads[0].start()
+        deadline = time.monotonic() + 60
+        while self.state.uploads.groups == 0:  # the first group is in flight, held in its admission
+            assert time.monotonic() < deadline
+            time.sleep(0.005)
+        threads += [threading.Thread(target=call) for call in others]
+        for thread in threads[1:]:
+            thread.start()
+        while self.state.uploads.waiting < len(others):
+            assert time.monotonic() < deadline
+            time.sleep(0.005)
+        before()
+        self._release.set()
+        for thread in threads:
+            thread.join(timeout=60)
+
+
+def counted(monkeypatch: pytest.MonkeyPatch, state: State) -> dict[str, int]:
+    """How many transactions the state began and how many times uploads/ itself was fsynced."""
+    counts = {"transactions": 0, "fsyncs of uploads/": 0}
+    transaction, fsync = state.transaction, group_commit.fsync_folder
+
+    def counting_transaction(*args: Any, **kwargs: Any) -> Any:
+        counts["transactions"] += 1
+        return transaction(*args, **kwargs)
+
+    def counting_fsync(folder: Path) -> None:
+        counts["fsyncs of uploads/"] += folder == state.folder / UPLOADS
+        fsync(folder)
+
+    monkeypatch.setattr(state, "transaction", counting_transaction)
+    monkeypatch.setattr(group_commit, "fsync_folder", counting_fsync)
+    return counts
+
+
+def stored_rows(state: State) -> dict[int, tuple[str, str]]:
+    with sqlite3.connect(state.folder / "state.sqlite") as db:
+        return {n: (file, sha) for n, file, sha in db.execute("SELECT id, file, sha256 FROM submissions")}
+
+
+def assert_kept(state: State, number: int) -> None:
+    file, sha256 = stored_rows(state)[number]
+    assert hashlib.sha256((state.folder / file).read_bytes()).hexdigest() == sha256
+
+
+def test_uploads_waiting_for_a_store_share_one_transaction_and_each_gets_its_own_number(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    state = State(tmp_path)
+    counts = counted(monkeypatch, state)
+    storm = Storm(state)
+    students = [f"s{n}" for n in range(7)]
+    storm.run(lambda: storm.store("first", "first", admit=storm.hold),
+              [lambda s=s: storm.store(s, s) for s in students])  # type: ignore[misc]
+    numbers = [storm.results[label] for label in ("first", *students)]
+    assert all(isinstance(n, int) for n in numbers) and len(set(numbers)) == 8, storm.results
+    assert state.uploads.groups == 2, "the first alone, then the seven that waited for it, together"
+    assert counts == {"transactions": 2, "fsyncs of uploads/": 2}
+    for number in numbers:
+        assert_kept(state, number)
+    assert not list((tmp_path / UPLOADS).glob(".incoming-*"))
+
+
+def test_without_the_group_commit_each_upload_has_a_transaction_of_its_own(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(group_commit.GROUPED, "off")  # what benchmarks/uploads.py measures against
+    state = State(tmp_path)
+    counts = counted(monkeypatch, state)
+    storm = Storm(state)
+    storm.run(lambda: storm.store("first", "first", admit=storm.hold),
+              [lambda s=s: storm.store(s, s) for s in ("a", "b", "c")])  # type: ignore[misc]
+    assert sorted(storm.results.values()) == [1, 2, 3, 4]
+    assert state.uploads.groups == 4 and counts == {"transactions": 4, "fsyncs of uploads/": 4}
+
+
+def test_one_bad_upload_in_a_group_costs_the_others_nothing(tmp_path: Path) -> None:
+    """A refusal by the rules in its turn, and a hand-in whose folder vanished: each caller hears its own
+    reason, nothing of theirs is left behind, and the rest of the group is stored."""
+    state = State(tmp_path)
+    storm = Storm(state)
+    vanished = state.receive(code("gone", 0), "add.py")
+    refusal = object()
+    storm.run(lambda: storm.store("first", "first", admit=storm.hold),
+              [lambda: storm.store("good", "good"), lambda: storm.store("refused", "refused", admit=lambda: refusal),
+               lambda: storm.store("gone", "gone", incoming=vanished), lambda: storm.store("also good", "also")],
+              before=lambda: state.discard(vanished))
+    assert isinstance(storm.results["refused"], NotAdmitted) and storm.results["refused"].refusal is refusal
+    assert isinstance(storm.results["gone"], FileNotFoundError)
+    kept = [storm.results[label] for label in ("first", "good", "also good")]
+    assert sorted(stored_rows(state)) == sorted(kept)  # no row for the refused one nor the vanished one
+    for number in kept:
+        assert_kept(state, number)
+    assert state.uploads.groups == 2
+    assert not list((tmp_path / UPLOADS).glob(".incoming-*")), "the refused hand-in is discarded"
+
+
+def test_two_uploads_of_one_students_exercise_are_never_in_one_group(tmp_path: Path) -> None:
+    """So that the rate rule, asked in each one's turn, counts the other committed."""
+    state = State(tmp_path)
+    storm = Storm(state)
+    seen: list[int] = []
+    storm.run(lambda: storm.store("first", "first", admit=storm.hold),
+              [lambda: storm.store("alice 1", "alice", admit=lambda: seen.append(len(stored_rows(state)))),
+               lambda: storm.store("alice 2", "alice", admit=lambda: seen.append(len(stored_rows(state)))),
+               lambda: storm.store("bob", "bob")])
+    assert state.uploads.groups == 3 and sorted(seen) == [1, 3], "alice's second counts her first, committed"
+    assert sorted(storm.results.values()) == [1, 2, 3, 4]
+
+
+# ---------------------------------------------------------------- kill -9 in a storm of uploads
+def storm_then_kill(served: Served, tokens: dict[str, str], acknowledged_at_kill: int) -> dict[int, str]:
+    """Every student's thread sends distinct hand-ins back to back; once `acknowledged_at_kill` have their
+    202, the server gets SIGKILL. The acknowledged ones: {id: sha256 sent}."""
+    acknowledged: dict[int, str] = {}
+    others: list[int] = []
+    stop = threading.Event()
+
+    def student(name: str, token: str) -> None:
+        for n in range(10_000):
+            if stop.is_set():
+                return
+            data = code(name, n)
+            try:
+                answer = served.submit(token, "add", data)
+            except (urllib.error.URLError, ConnectionError, OSError):
+                return  # the server is gone: this one was never acknowledged
+            if answer.status == 202:
+                acknowledged[answer.body["id"]] = hashlib.sha256(data).hexdigest()
+            else:
+                others.append(answer.status)
+
+    threads = [threading.Thread(target=student, args=item) for item in tokens.items()]
+    for thread in threads:
+        thread.start()
+    deadline = time.monotonic() + 120
+    while len(acknowledged) < acknowledged_at_kill:
+        assert time.monotonic() < deadline, f"only {len(acknowledged)} uploads acknowledged: {others}"
+        time.sleep(0.01)
+    served.kill()
+    stop.set()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert others == [], "every upload before the kill was acknowledged"
+    return dict(acknowledged)
+
+
+def storm_and_restart(served: Served, database_url: str | None) -> tuple[dict[int, str], dict[int, tuple[str, str]]]:
+    with_database = ("--database", database_url) if database_url else ()
+    state = State(served.state, database_url)
+    tokens = {f"student{n}": issue(state, f"student{n}") for n in range(8)}
+    staff = issue(state, "prof", Role.INSTRUCTOR)
+    state.close()
+    served.start("--workers", "1", "--max-per-address", "0", *with_database)
+    acknowledged = storm_then_kill(served, tokens, acknowledged_at_kill=40)
+    served.start("--workers", "1", *with_database)  # after the restart: what it recovered
+    assert served.call("GET", "/api/health", staff).status == 200
+    state = State(served.state, database_url)
+    try:
+        rows = {s.id: (s.file, s.sha256) for s in state.list()}
+    finally:
+        state.close()
+    return acknowledged, rows
+
+
+@pytest.mark.parametrize("on", ["sqlite", "postgres"])
+def test_a_server_killed_in_a_storm_of_uploads_keeps_every_acknowledged_one(served: Served, on: str,
+                                                                           request: pytest.FixtureRequest) -> None:
+    url = request.getfixturevalue("database") if on == "postgres" else None
+    acknowledged, rows = storm_and_restart(served, url)
+    for number, sha256 in acknowledged.items():
+        assert number in rows, f"submission {number} was acknowledged, then lost"
+        file, stored = rows[number]
+        assert stored == sha256 and hashlib.sha256((served.state / file).read_bytes()).hexdigest() == sha256
