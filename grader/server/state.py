@@ -61,8 +61,8 @@ class State:
             migrate(self.db)
         # Reads have a connection and a lock of their own (in WAL mode a reader never waits for a writer):
         # a request, or the grading loop, reading a row never waits behind another's commit and its fsync.
-        self._reader: Any = self.db if database else sqlite(folder / DATABASE, reader=True)
-        self._read_lock: Any = self.lock if database else threading.Lock()
+        self._reader: Any = Postgres(database) if database else sqlite(folder / DATABASE, reader=True)
+        self._read_lock = threading.Lock()
         self.uploads: GroupCommit[Upload, int] = GroupCommit(lambda group: group_commit.store_group(self, group),
                                                              key=Upload.group_key)
 
@@ -88,8 +88,7 @@ class State:
 
     def close(self) -> None:
         with self.lock, self._read_lock:
-            if self._reader is not self.db:
-                self._reader.close()
+            self._reader.close()
             self.db.close()
 
     # ------------------------------------------------------------ tokens
