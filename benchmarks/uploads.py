@@ -3,6 +3,7 @@ PostgreSQL, with N clients each sending one upload after another (its next once 
 and Unix sockets only.
 
     python benchmarks/uploads.py [--clients 1 8 32] [--uploads 240] [--rounds 3] [--database URL | --no-postgres]
+                                 [--against DIR]
 
 Four servers run side by side, each with its own state folder (and its own PostgreSQL database): SQLite and
 PostgreSQL, each with the group commit and without it (GRADER_GROUP_COMMIT=off, an environment variable only
@@ -10,9 +11,11 @@ this benchmark sets: every upload committed alone, as before the group commit). 
 grades the uploads as they come (the same correct hand-in every time, so most are graded as twins of the
 first): the storing is measured at the load of a grading server. In each round, for each client count, each
 server in turn takes `--uploads` uploads from its N clients (students of their own, a keep-alive connection
-each); the figure is the acknowledged uploads per second of wall time, first send to last 202, and the
-median of the rounds is printed with the ratio group commit / one by one, both measured in the same run.
-Before each measurement the server's queue is drained. Without --database, a throwaway PostgreSQL cluster
+each); the figure is the acknowledged uploads per second of wall time, first send to last 202. The two sides of a
+database are measured back to back; the median of the rounds is printed for each, and the median of the
+rounds' ratios group commit / one by one (a pair shares the machine's load of its moment).
+Before each measurement the server's queue is drained. --against DIR: the one-by-one servers run the code of
+another checkout instead (the commit before the group commit, in a temporary `git worktree`). Without --database, a throwaway PostgreSQL cluster
 is started from the system's binaries (as tests/server/test_postgres.py does), if there are any."""
 
 from __future__ import annotations
@@ -41,8 +44,6 @@ sys.path.insert(0, str(ROOT))
 
 from grader.server.client import multipart  # noqa: E402
 from grader.server.group_commit import GROUPED  # noqa: E402
-from grader.server.state import State  # noqa: E402
-from grader.server.tokens import Role, issue  # noqa: E402
 from tests.batch.classroom import write_course  # noqa: E402
 
 # As a user runs it: this workplace sets PYTHONDONTWRITEBYTECODE, which recompiles every module at every start.
@@ -62,17 +63,31 @@ class Served:
     refused: int = 0
 
 
-def start(root: Path, exercises: Path, label: str, grouped: bool, database: str | None, clients: int) -> Served:
+# Run by the servers' own code (this checkout's, or --against's): their schema, their tokens.
+ISSUE = """import json, sys
+from pathlib import Path
+from grader.server.state import State
+from grader.server.tokens import Role, issue
+state = State(Path(sys.argv[1]), sys.argv[2] or None)
+print(json.dumps([[issue(state, f"student{n}") for n in range(int(sys.argv[3]))],
+                  issue(state, "bench-staff", Role.INSTRUCTOR)]))
+state.close()
+"""
+
+
+def start(root: Path, exercises: Path, label: str, grouped: bool, database: str | None, clients: int,
+          code: Path = ROOT) -> Served:
+    """A server of the code in `code` (this checkout, or the one --against names)."""
     folder = root / label
-    state = State(folder, database)
-    students = [issue(state, f"student{n}") for n in range(clients)]
-    staff = issue(state, "bench-staff", Role.INSTRUCTOR)
-    state.close()
+    env = {**ENV, GROUPED: "on" if grouped else "off", "PYTHONPATH": str(code)}
+    issued = subprocess.run([sys.executable, "-c", ISSUE, folder, database or "", str(clients)], cwd=code, env=env,
+                            capture_output=True, text=True, check=True)
+    students, staff = json.loads(issued.stdout)
     shared = ("--database", database) if database else ()
     process = subprocess.Popen([sys.executable, "-m", "grader", "serve", "--state", str(folder), "--exercises",
                                 str(exercises), "--port", "0", "--workers", "1", "--max-per-address", "0", *shared],
                                stdout=subprocess.PIPE, stderr=open(root / f"{label}.stderr", "w"), text=True,
-                               env={**ENV, GROUPED: "on" if grouped else "off"})
+                               cwd=code, env=env)
     line = process.stdout.readline()  # type: ignore[union-attr]
     found = re.search(r"on (http://\S+) ", line)
     if not found:
@@ -174,9 +189,13 @@ def main() -> int:
     parser.add_argument("--database", help="a PostgreSQL cluster to make the servers' databases in "
                                            "(default: a throwaway one, started here)")
     parser.add_argument("--no-postgres", action="store_true", help="SQLite only")
+    parser.add_argument("--against", type=Path, metavar="DIR", help="the one-by-one servers run the code of this "
+                        "checkout (e.g. `git worktree add /tmp/before HEAD~3`) instead of GRADER_GROUP_COMMIT=off")
     args = parser.parse_args()
     if min(args.clients) < 1 or args.uploads < max(args.clients) or args.rounds < 1:
         parser.error("--clients at least 1, --uploads at least the most clients, --rounds at least 1")
+    if args.against is not None and not (args.against / "grader" / "server" / "state.py").is_file():
+        parser.error(f"--against {args.against}: not a checkout of grader (no grader/server/state.py)")
     root = Path(tempfile.mkdtemp(prefix="grader-uploads-"))
     os.environ["GRADER_CACHE"] = str(root / "cache")
     try:
@@ -202,15 +221,16 @@ def run(root: Path, args: argparse.Namespace, cluster: str | None) -> int:
         for grouped in (True, False):
             label = f"{base}-{'group' if grouped else 'alone'}"
             url = database_for(database, label.replace("-", "_")) if database else None
-            servers.append(start(root, exercises, label, grouped, url, most))
+            code = ROOT if grouped or args.against is None else args.against.resolve()
+            servers.append(start(root, exercises, label, grouped, url, most, code))
     try:
         for served in servers:  # the first grading (not a twin) and a warm server before any clock
             measure(served, 1, 4)
         for round_ in range(args.rounds):
             for clients in args.clients:
-                order = servers if round_ % 2 == 0 else servers[::-1]  # neither side always first
-                for served in order:
-                    served.rates.setdefault(clients, []).append(measure(served, clients, args.uploads))
+                for pair in zip(servers[::2], servers[1::2]):  # the two sides back to back: a pair's ratio
+                    for served in pair if round_ % 2 == 0 else pair[::-1]:  # neither side always first
+                        served.rates.setdefault(clients, []).append(measure(served, clients, args.uploads))
             print(f"round {round_ + 1} of {args.rounds} done", file=sys.stderr)
     finally:
         for served in servers:
@@ -223,19 +243,21 @@ def run(root: Path, args: argparse.Namespace, cluster: str | None) -> int:
 def report(servers: list[Served], args: argparse.Namespace) -> None:
     load = os.getloadavg()
     print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {platform.node()}, {os.cpu_count()} CPUs, "
-          f"load {load[0]:.1f}; {args.uploads} uploads a measurement, median of {args.rounds} rounds")
-    print("| database | clients | one by one (stores/s) | group commit (stores/s) | ratio | rounds: one by one; group |")
+          f"load {load[0]:.1f}; {args.uploads} uploads a measurement, median of {args.rounds} rounds; one by one: "
+          f"{args.against or GROUPED + '=off'}")
+    print("| database | clients | one by one (stores/s) | group commit (stores/s) | ratio (median of the rounds') | rounds: one by one; group |")
     print("| --- | --- | --- | --- | --- | --- |")
     by_label = {served.label: served for served in servers}
     for base in ("sqlite", "postgres"):
         if f"{base}-group" not in by_label:
             continue
         for clients in args.clients:
-            alone = statistics.median(by_label[f"{base}-alone"].rates[clients])
-            group = statistics.median(by_label[f"{base}-group"].rates[clients])
+            alones, groups = by_label[f"{base}-alone"].rates[clients], by_label[f"{base}-group"].rates[clients]
+            alone, group = statistics.median(alones), statistics.median(groups)
+            ratio = statistics.median(g / a for g, a in zip(groups, alones))  # each round's pair, measured together
             rounds = "; ".join(" ".join(f"{rate:.0f}" for rate in by_label[f"{base}-{side}"].rates[clients])
                                for side in ("alone", "group"))
-            print(f"| {base} | {clients} | {alone:.1f} | {group:.1f} | {group / alone:.2f} | {rounds} |")
+            print(f"| {base} | {clients} | {alone:.1f} | {group:.1f} | {ratio:.2f} | {rounds} |")
     refused = {served.label: served.refused for served in servers if served.refused}
     print(f"not acknowledged: {refused or 'none'}")
 
