@@ -10,13 +10,13 @@ PostgreSQL, each with the group commit and without it (GRADER_GROUP_COMMIT=off, 
 this benchmark sets: every upload committed alone, as before the group commit). Each has one worker, which
 grades the uploads as they come (the same correct hand-in every time, so most are graded as twins of the
 first): the storing is measured at the load of a grading server. In each round, for each client count, each
-server in turn takes `--uploads` uploads from its N clients (students of their own, a keep-alive connection
-each); the figure is the acknowledged uploads per second of wall time, first send to last 202. The two sides of a
-database are measured back to back; the median of the rounds is printed for each, and the median of the
-rounds' ratios group commit / one by one (a pair shares the machine's load of its moment).
-Before each measurement the server's queue is drained. --against DIR: the one-by-one servers run the code of
-another checkout instead (the commit before the group commit, in a temporary `git worktree`). Without --database, a throwaway PostgreSQL cluster
-is started from the system's binaries (as tests/server/test_postgres.py does), if there are any."""
+server takes `--uploads` uploads from its N clients (students of their own, a keep-alive connection each);
+the figure is the acknowledged uploads per second of wall time, first send to last 202. The two sides of a
+database are measured back to back, their queues drained first; the median of the rounds is printed for
+each, and the median of the rounds' ratios group commit / one by one (a pair shares the machine's load of
+its moment). --against DIR: the one-by-one servers run the code of another checkout instead (the commit
+before the group commit, in a temporary `git worktree`). Without --database (a URL naming a database), a
+throwaway PostgreSQL cluster is started from the system's binaries, as tests/server/test_postgres.py does."""
 
 from __future__ import annotations
 
@@ -42,9 +42,9 @@ from urllib.parse import urlsplit
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grader.server.client import multipart  # noqa: E402
-from grader.server.group_commit import GROUPED  # noqa: E402
-from tests.batch.classroom import write_course  # noqa: E402
+from grader.server.client import multipart
+from grader.server.group_commit import GROUPED
+from tests.batch.classroom import write_course
 
 # As a user runs it: this workplace sets PYTHONDONTWRITEBYTECODE, which recompiles every module at every start.
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
@@ -84,10 +84,10 @@ def start(root: Path, exercises: Path, label: str, grouped: bool, database: str 
                             capture_output=True, text=True, check=True)
     students, staff = json.loads(issued.stdout)
     shared = ("--database", database) if database else ()
-    process = subprocess.Popen([sys.executable, "-m", "grader", "serve", "--state", str(folder), "--exercises",
-                                str(exercises), "--port", "0", "--workers", "1", "--max-per-address", "0", *shared],
-                               stdout=subprocess.PIPE, stderr=open(root / f"{label}.stderr", "w"), text=True,
-                               cwd=code, env=env)
+    with open(root / f"{label}.stderr", "w") as errors:  # the child keeps its own copy
+        process = subprocess.Popen([sys.executable, "-m", "grader", "serve", "--state", str(folder), "--exercises",
+                                    str(exercises), "--port", "0", "--workers", "1", "--max-per-address", "0",
+                                    *shared], stdout=subprocess.PIPE, stderr=errors, text=True, cwd=code, env=env)
     line = process.stdout.readline()  # type: ignore[union-attr]
     found = re.search(r"on (http://\S+) ", line)
     if not found:
@@ -162,7 +162,8 @@ def postgres() -> Iterator[str | None]:
     server = subprocess.Popen([*as_postgres, binaries / "postgres", "-D", folder / "data", "-k", folder, "-c",
                                "listen_addresses=", "-p", "5497"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        while subprocess.run([binaries / "pg_isready", "-h", folder, "-p", "5497"], capture_output=True).returncode:
+        while subprocess.run([binaries / "pg_isready", "-h", folder, "-p", "5497"], capture_output=True,
+                             check=False).returncode:
             time.sleep(0.2)
         yield f"postgresql://grader@/postgres?host={folder}&port=5497"
     finally:
@@ -245,7 +246,8 @@ def report(servers: list[Served], args: argparse.Namespace) -> None:
     print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {platform.node()}, {os.cpu_count()} CPUs, "
           f"load {load[0]:.1f}; {args.uploads} uploads a measurement, median of {args.rounds} rounds; one by one: "
           f"{args.against or GROUPED + '=off'}")
-    print("| database | clients | one by one (stores/s) | group commit (stores/s) | ratio (median of the rounds') | rounds: one by one; group |")
+    print("| database | clients | one by one (stores/s) | group commit (stores/s) | ratio (median of the rounds') "
+          "| rounds: one by one; group |")
     print("| --- | --- | --- | --- | --- | --- |")
     by_label = {served.label: served for served in servers}
     for base in ("sqlite", "postgres"):

@@ -1,10 +1,11 @@
 """The server's state: a database (tokens, submissions, reports, overrides), state.sqlite under `--state DIR`
 or the PostgreSQL database `--database` names (several servers share it and the folder), and uploads/ID/ in
 the folder (each hand-in as it was received). A submission is on disk, fsynced, before its row is committed,
-and its row is committed (synchronous=FULL in SQLite) before the client hears 202, with the uploads
-waiting beside it (grader/server/group_commit.py): a server killed at any moment loses nothing it acknowledged. A claim by a worker and a report are committed without waiting for
-the disk (a power cut may undo them; the submission is then graded again). The SQL is SQLite's;
-grader/server/database.py translates the little that differs."""
+and its row is committed (synchronous=FULL in SQLite) before the client hears 202, together with the uploads
+waiting beside it (grader/server/group_commit.py): a server killed at any moment loses nothing it
+acknowledged. A claim by a worker and a report are committed without waiting for the disk (a power cut may
+undo them; the submission is then graded again). The SQL is SQLite's; grader/server/database.py translates
+the little that differs."""
 
 from __future__ import annotations
 
@@ -29,8 +30,8 @@ from grader.server.schema import MIGRATIONS, migrate
 
 DATABASE = "state.sqlite"
 STATUSES = ("queued", "running", "done", "error")
-__all__ = ["INCOMING", "MIGRATIONS", "STATUSES", "UPLOADS", "Change", "Message", "Override", "RegradeRequest", "Review", "State",
-           "Submission", "migrate"]
+__all__ = ["INCOMING", "MIGRATIONS", "STATUSES", "UPLOADS", "Change", "Message", "Override", "RegradeRequest",
+           "Review", "State", "Submission", "migrate"]
 
 _COLUMNS = ("s.id, s.student, s.exercise, s.file, s.sent_name, s.sha256, s.submitted_at, s.status, s.attempts, "
             "s.exercise_digest, s.report, s.error, s.graded_at, s.grading_seconds, r.points, a.score")

@@ -162,6 +162,31 @@ def test_two_uploads_of_one_students_exercise_are_never_in_one_group(tmp_path: P
     assert sorted(storm.results.values()) == [1, 2, 3, 4]
 
 
+def test_a_burst_of_uploads_past_the_rate_is_refused_past_the_rate_exactly(served: Served) -> None:
+    """Forged concurrency: a student firing many uploads at once gets no more in than the rate allows,
+    however the group commit groups them; the rest are a 429 with Retry-After, never a 5xx."""
+    (served.root / "grader-course.yaml").write_text("rules:\n  rate: {submissions: 3, per: 1h}\n")
+    state = State(served.state)
+    tokens = {name: issue(state, name) for name in ("alice", "bob")}
+    state.close()
+    served.start("--workers", "1")
+    answers: list[tuple[str, int, str | None]] = []
+
+    def send(name: str, n: int) -> None:
+        answer = served.submit(tokens[name], "add", code(name, n))
+        answers.append((name, answer.status, answer.headers.get("retry-after")))
+
+    threads = [threading.Thread(target=send, args=(name, n)) for n in range(8) for name in tokens]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    for name in tokens:
+        statuses = sorted(status for who, status, _ in answers if who == name)
+        assert statuses == [202] * 3 + [429] * 5, (name, statuses)
+    assert all(int(after) >= 1 for _, status, after in answers if status == 429)  # type: ignore[arg-type]
+
+
 # ---------------------------------------------------------------- kill -9 in a storm of uploads
 def storm_then_kill(servers: list[Served], tokens: list[str], acknowledged_at_kill: int) -> dict[int, str]:
     """Every student's thread sends distinct hand-ins back to back, to the servers in turn; once
@@ -228,9 +253,9 @@ def test_two_servers_on_postgres_one_killed_in_a_storm_keep_every_acknowledged_u
         other.stop()
 
 
-def assert_kept_on_disk(served: Served, acknowledged: dict[int, str], database: str | None) -> None:
-    """Every acknowledged upload has its row, its file under the state folder, and the sha256 it was sent with."""
-    state = State(served.state, database)
+def assert_kept_on_disk(served: Served, acknowledged: dict[int, str], url: str | None) -> None:
+    """Every acknowledged upload has its row, its file under the state folder and the sha256 it was sent with."""
+    state = State(served.state, url)
     try:
         rows = {s.id: (s.file, s.sha256) for s in state.list()}
     finally:
