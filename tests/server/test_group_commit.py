@@ -90,7 +90,11 @@ def counted(monkeypatch: pytest.MonkeyPatch, state: State) -> dict[str, int]:
 
 
 def stored_rows(state: State) -> dict[int, tuple[str, str]]:
-    with sqlite3.connect(state.folder / "state.sqlite") as db:
+    return stored_rows_of(state.folder)
+
+
+def stored_rows_of(folder: Path) -> dict[int, tuple[str, str]]:
+    with sqlite3.connect(folder / "state.sqlite") as db:
         return {n: (file, sha) for n, file, sha in db.execute("SELECT id, file, sha256 FROM submissions")}
 
 
@@ -185,6 +189,23 @@ def test_a_burst_of_uploads_past_the_rate_is_refused_past_the_rate_exactly(serve
         statuses = sorted(status for who, status, _ in answers if who == name)
         assert statuses == [202] * 3 + [429] * 5, (name, statuses)
     assert all(int(after) >= 1 for _, status, after in answers if status == 429)  # type: ignore[arg-type]
+
+
+def test_an_upload_the_disk_cannot_take_is_a_503_that_says_so_and_the_next_is_stored(served: Served) -> None:
+    """A file where the first submission's folder must go (a disk in a state the server did not make): that
+    upload is refused with the reason and Retry-After, its row is not kept, and the server goes on."""
+    state = State(served.state)
+    alice = issue(state, "alice")
+    state.close()
+    (served.state / UPLOADS / "1").write_text("not a folder")
+    served.start("--workers", "1")
+    refused = served.submit(alice, "add", code("alice", 0))
+    assert refused.status == 503 and refused.headers.get("retry-after") == "5", refused
+    assert refused.body["error"].startswith("the server could not store this upload (NotADirectoryError)")
+    stored = served.submit(alice, "add", code("alice", 1))
+    assert stored.status == 202, stored.body
+    assert sorted(stored_rows_of(served.state)) == [stored.body["id"]]
+    assert not list((served.state / UPLOADS).glob(".incoming-*")), "nothing of the refused one is left"
 
 
 # ---------------------------------------------------------------- kill -9 in a storm of uploads
