@@ -12,7 +12,7 @@ grades the uploads as they come (the same correct hand-in every time, so most ar
 first): the storing is measured at the load of a grading server. In each round, for each client count, each
 server takes `--uploads` uploads from its N clients (students of their own, a keep-alive connection each);
 the figure is the acknowledged uploads per second of wall time, first send to last 202. The two sides of a
-database are measured back to back, their queues drained first; the median of the rounds is printed for
+database are measured back to back, every server's queue drained before each; the median of the rounds is printed for
 each, and the median of the rounds' ratios group commit / one by one (a pair shares the machine's load of
 its moment). --against DIR: the one-by-one servers run the code of another checkout instead (the commit
 before the group commit, in a temporary `git worktree`). Without --database (a URL naming a database), a
@@ -115,9 +115,11 @@ def drained(served: Served) -> None:
     connection.close()
 
 
-def measure(served: Served, clients: int, uploads: int) -> float:
-    """Acknowledged uploads per second: `clients` students, each its share of `uploads`, back to back."""
-    drained(served)
+def measure(served: Served, clients: int, uploads: int, servers: list[Served]) -> float:
+    """Acknowledged uploads per second: `clients` students, each its share of `uploads`, back to back.
+    Every server's queue drained first: no grading left by the last measurement runs beside this one."""
+    for other in servers:
+        drained(other)
     body, kind = multipart({"exercise": "add"}, "file", "add.py", ADD)
     host = urlsplit(served.base)
     acknowledged, refused = [0] * clients, [0] * clients
@@ -226,12 +228,12 @@ def run(root: Path, args: argparse.Namespace, cluster: str | None) -> int:
             servers.append(start(root, exercises, label, grouped, url, most, code))
     try:
         for served in servers:  # the first grading (not a twin) and a warm server before any clock
-            measure(served, 1, 4)
+            measure(served, 1, 4, servers)
         for round_ in range(args.rounds):
             for clients in args.clients:
                 for pair in zip(servers[::2], servers[1::2]):  # the two sides back to back: a pair's ratio
                     for served in pair if round_ % 2 == 0 else pair[::-1]:  # neither side always first
-                        served.rates.setdefault(clients, []).append(measure(served, clients, args.uploads))
+                        served.rates.setdefault(clients, []).append(measure(served, clients, args.uploads, servers))
             print(f"round {round_ + 1} of {args.rounds} done", file=sys.stderr)
     finally:
         for served in servers:
