@@ -159,13 +159,10 @@ def store_group(state: Any, uploads: list[Upload]) -> list[int | BaseException]:
     one id, NotAdmitted or the error per upload. If the group's transaction fails, each is tried alone,
     so that one bad upload costs the others nothing."""
     with state.lock:  # the rules' counts and the rows: no other write of this server between them
-        results: list[int | BaseException] = []
-        for upload in uploads:
-            refusal = upload.admit()
-            results.append(NotAdmitted(refusal) if refusal is not None else -1)
+        results: list[int | BaseException] = [_admitted(upload) for upload in uploads]
         admitted = [index for index, result in enumerate(results) if result == -1]
         try:
-            stored = _rows(state, [uploads[index] for index in admitted])
+            stored = _rows(state, [uploads[index] for index in admitted]) if admitted else []
         except Exception as failure:  # noqa: BLE001 - one of them, or the database: each alone tells which
             stored = [_alone(state, uploads[index]) for index in admitted] if len(admitted) > 1 else [failure]
         for index, result in zip(admitted, stored, strict=True):
@@ -174,6 +171,15 @@ def store_group(state: Any, uploads: list[Upload]) -> list[int | BaseException]:
         if isinstance(result, BaseException):
             discard(upload.incoming)
     return results
+
+
+def _admitted(upload: Upload) -> int | BaseException:
+    """-1 (admitted), or why not: the rules' refusal, or the error that kept them from answering."""
+    try:
+        refusal = upload.admit()
+    except Exception as failure:  # noqa: BLE001 - this upload's own: its caller hears it
+        return failure
+    return NotAdmitted(refusal) if refusal is not None else -1
 
 
 def _alone(state: Any, upload: Upload) -> int | BaseException:
