@@ -123,7 +123,15 @@ class State:
         uploads waiting beside it (group_commit): the id, once committed. The file's name is the server's
         own. `admit`: the course's rules, asked in the upload's turn (a refusal raises NotAdmitted)."""
         incoming = data if isinstance(data, Path) else self.receive(data, f"{exercise}{suffix}")
-        return self.uploads(Upload(student, exercise, sent_name, suffix, incoming, sha256, admit, key))
+        upload = Upload(student, exercise, sent_name, suffix, incoming, sha256, admit, key)
+        if not self.lock._is_owned():  # type: ignore[attr-defined]  # what threading.Condition asks an RLock
+            return self.uploads(upload)
+        # The caller holds the writer's lock: a group led by another thread would wait for it, and this
+        # caller for that group. Stored alone, in the caller's own turn.
+        stored = group_commit.store_group(self, [upload])[0]
+        if isinstance(stored, BaseException):
+            raise stored
+        return stored
 
     def get(self, number: int) -> Submission | None:
         found = self._select("WHERE s.id = ?", (number,))

@@ -42,6 +42,9 @@ class Storm:
         self._release.wait(timeout=60)
         return None
 
+    def release(self) -> None:
+        self._release.set()
+
     def store(self, label: str, student: str, admit: Callable[[], object | None] = lambda: None,
               incoming: Path | None = None) -> None:
         data = code(student, len(self.results))
@@ -66,7 +69,7 @@ class Storm:
             assert time.monotonic() < deadline
             time.sleep(0.005)
         before()
-        self._release.set()
+        self.release()
         for thread in threads:
             thread.join(timeout=60)
 
@@ -157,6 +160,36 @@ def test_one_bad_upload_in_a_group_costs_the_others_nothing(tmp_path: Path) -> N
         assert_kept(state, number)
     assert state.uploads.groups == 2
     assert not list((tmp_path / UPLOADS).glob(".incoming-*")), "the refused hand-in is discarded"
+
+
+def test_a_caller_holding_the_writers_lock_stores_alone_and_never_waits_for_a_group(tmp_path: Path) -> None:
+    """A store made by a caller that holds the writer's lock (as a read on the writer's connection does)
+    while another group waits for that lock: it cannot wait for that group, which waits for it."""
+    state = State(tmp_path)
+    storm = Storm(state)
+    inside: list[int] = []
+    holding = threading.Event()
+
+    def holding_the_lock() -> None:
+        with state.lock:
+            holding.set()
+            storm.hold()
+            inside.append(state.store("inside", "add", "add.py", ".py", code("inside", 0), "0" * 64))
+
+    holder = threading.Thread(target=holding_the_lock)
+    holder.start()
+    assert holding.wait(timeout=30)
+    waiter = threading.Thread(target=storm.store, args=("outside", "outside"))
+    waiter.start()
+    deadline = time.monotonic() + 30
+    while state.uploads.groups == 0:  # it leads a group, which waits for the lock the holder has
+        assert time.monotonic() < deadline
+        time.sleep(0.005)
+    storm.release()
+    holder.join(timeout=30)
+    waiter.join(timeout=30)
+    assert not holder.is_alive() and not waiter.is_alive(), "a deadlock"
+    assert sorted([*inside, storm.results["outside"]]) == [1, 2]
 
 
 def test_two_uploads_of_one_students_exercise_are_never_in_one_group(tmp_path: Path) -> None:
