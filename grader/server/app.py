@@ -17,6 +17,7 @@ from starlette.types import ASGIApp
 from grader.server.access import table
 from grader.server.analytics_routes import analytics_routes
 from grader.server.api_routes import api_routes
+from grader.server.draft_routes import draft_routes
 from grader.server.guards import BoundedBody, SameOrigin
 from grader.server.pages import page_routes
 from grader.server.review_routes import review_routes
@@ -36,7 +37,7 @@ def parts_of(server: Server) -> list[Part]:
 
 def routes_of(parts: list[Part]) -> list[BaseRoute]:
     # reviews' pages before page_routes' /staff/students/{path}
-    return [*api_routes(), *analytics_routes(), *review_routes(), *page_routes(),
+    return [*api_routes(), *draft_routes(), *analytics_routes(), *review_routes(), *page_routes(),
             *(route for part in parts for route in part.routes())]
 
 

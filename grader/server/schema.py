@@ -60,6 +60,13 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             before REAL, after REAL, why TEXT NOT NULL)""",
         "CREATE INDEX audit_of ON audit (student, at)",
     ),
+    (  # 5: work in progress, saved as a student types (drafts.py): one row per student and exercise
+        """CREATE TABLE drafts (
+            student TEXT NOT NULL, exercise TEXT NOT NULL,
+            revision INTEGER NOT NULL,      -- 1, 2, ...: a save names the one it was edited from
+            code TEXT NOT NULL, sha256 TEXT NOT NULL, saved_at REAL NOT NULL,
+            PRIMARY KEY (student, exercise))""",
+    ),
 )
 
 
