@@ -22,7 +22,17 @@ from grader.server.access import ANYONE, SIGNED_IN, STAFF_ONLY, route
 from grader.server.exams import Exam
 from grader.server.inputs import Refused
 from grader.server.roles import Caller
-from grader.server.web import Reply, Server, csrf_ok, forbidden, message, not_found, page, refused, server_of
+from grader.server.web import (
+    Reply,
+    Server,
+    csrf_ok,
+    forbidden,
+    message,
+    not_found,
+    page,
+    refused,
+    server_of,
+)
 
 EXAM_SCRIPT = (Path(__file__).parent / "static" / "exam.js").read_bytes()
 SWEEP_EVERY = 1.0  # seconds between two looks for students whose time is up
@@ -143,6 +153,8 @@ async def get_log(request: Request, caller: Caller) -> Response:
 
 # ---------------------------------------------------------------- the page
 def page_values(server: Server, caller: Caller, exam: Exam, request: Request) -> dict[str, Any]:
+    from markupsafe import Markup
+
     from grader.outputs.html.markdown import markdown_html
 
     now = time.time()
@@ -156,7 +168,7 @@ def page_values(server: Server, caller: Caller, exam: Exam, request: Request) ->
                 exercise = server.exercises.get(exercise_id, caller.student)[0]  # params: their own variant
                 title, statement = exercise.title, markdown_html(exercise.statement)
             except GraderError:
-                title, statement = exercise_id, ""
+                title, statement = exercise_id, Markup("")
             draft = drafts.latest(server.state, caller.student, exercise_id)
             fresh = draft is not None and begun is not None and draft.saved_at >= begun.started_at
             work.append({"id": exercise_id, "title": title, "statement": statement,

@@ -119,9 +119,10 @@ def sweep(state: Any, exams: dict[str, Exam], suffix_of: Any, now: float, name: 
 
 def _claim(state: Any, begun: Start, now: float, name: str) -> bool:
     with state.transaction() as db:
-        return db.execute("UPDATE exam_starts SET grading_by = ?, grading_at = ? WHERE exam = ? AND student = ? AND "
-                          "graded_at IS NULL AND (grading_at IS NULL OR grading_at < ? OR grading_by = ?)",
-                          (name, now, begun.exam, begun.student, now - RETAKE, name)).rowcount == 1
+        changed: int = db.execute("UPDATE exam_starts SET grading_by = ?, grading_at = ? WHERE exam = ? AND "
+                                  "student = ? AND graded_at IS NULL AND (grading_at IS NULL OR grading_at < ? OR "
+                                  "grading_by = ?)", (name, now, begun.exam, begun.student, now - RETAKE, name)).rowcount
+    return changed == 1
 
 
 def _submit(state: Any, exam: Exam, begun: Start, end: float, suffix_of: Any, now: float) -> list[int]:

@@ -7,7 +7,6 @@ import datetime as dt
 import json
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest

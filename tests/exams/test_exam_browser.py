@@ -18,7 +18,7 @@ SKEW_MS = 7 * 60 * 1000
 # Every Date the page makes is 7 minutes ahead: Date.now(), new Date(), Date() (what a fast clock does).
 SKEWED_DATE = """
 (() => {
-  const Real = Date, skew = %d;
+  const Real = Date, skew = SKEW;
   function Skewed(...args) {
     if (!new.target) { return new Real(Real.now() + skew).toString(); }
     return args.length ? new Real(...args) : new Real(Real.now() + skew);
@@ -29,7 +29,7 @@ SKEWED_DATE = """
   Skewed.UTC = Real.UTC;
   window.Date = Skewed;
 })();
-""" % SKEW_MS
+""".replace("SKEW", str(SKEW_MS))
 
 
 @pytest.fixture

@@ -7,8 +7,17 @@ import ipaddress
 
 import pytest
 
-from grader.server.exams import (Exam, Own, address_refusal, ends_at, feedback_now, phase, save_refusal,
-                                 seconds_left, start_refusal)
+from grader.server.exams import (
+    Exam,
+    Own,
+    address_refusal,
+    ends_at,
+    feedback_now,
+    phase,
+    save_refusal,
+    seconds_left,
+    start_refusal,
+)
 
 MINUTE = 60.0
 T0 = 1_800_000_000.0  # the window opens here (2027-01-15)
