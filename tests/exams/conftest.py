@@ -7,11 +7,13 @@ import datetime as dt
 import json
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.batch.classroom import COURSE, write_course
+from tests.conftest import run_cli
 from tests.server.conftest import Served
 
 SHORT_MINUTES = 0.1  # 6 s: long enough for a save, short enough to wait for its end
@@ -34,9 +36,9 @@ def exam_files(now: float) -> dict[str, str]:
     }
 
 
-@pytest.fixture(scope="module")
-def course(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    root = tmp_path_factory.mktemp("exams")
+def exam_course(root: Path, *before_start: tuple[str, ...]) -> Served:
+    """The course with its exams, served; `before_start`: `grader serve` commands run first (an LMS's
+    registration)."""
     exercises = write_course(root)
     for copy in ("add-a", "add-b", "add-c"):
         (exercises / f"{copy}.yaml").write_text(COURSE["add"])
@@ -44,7 +46,16 @@ def course(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     for name, text in exam_files(time.time()).items():
         (root / "exams" / f"{name}.yaml").write_text(text)
     served = Served(root, root / "state", exercises)
+    for command in before_start:
+        done = run_cli("serve", *command, "--state", served.state)
+        assert done.returncode == 0, done.stderr
     served.start("--workers", "1", "--insecure-cookies")
+    return served
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    served = exam_course(tmp_path_factory.mktemp("exams"))
     yield served
     served.stop()
 
