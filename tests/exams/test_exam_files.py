@@ -106,3 +106,15 @@ def test_an_exercise_belongs_to_one_exam_and_the_book_reads_changes(tmp_path: Pa
     (folder / "b.yaml").write_text(GOOD.replace("[add, shout]", "[guess]"))
     os.utime(folder / "b.yaml", ns=(1, 1))  # a change the clock's resolution could hide
     assert book.of_exercise("guess") is not None and book.problems() == []
+
+
+def test_grader_validate_reports_a_broken_exam_by_file_and_line(tmp_path: Path) -> None:
+    from tests.batch.classroom import write_course
+    from tests.conftest import run_cli
+
+    exercises = write_course(tmp_path)
+    (tmp_path / "exams").mkdir()
+    (tmp_path / "exams" / "final.yaml").write_text(GOOD.replace("feedback: none", "feedbak: none"))
+    done = run_cli("validate", "--exercises", exercises)
+    assert done.returncode == 3, done.stderr
+    assert f"{tmp_path / 'exams' / 'final.yaml'}:7:1: unknown key 'feedbak'" in done.stderr + done.stdout
