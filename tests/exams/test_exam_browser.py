@@ -69,3 +69,13 @@ def test_a_browser_whose_clock_is_7_minutes_fast_shows_the_server_s_time_left(co
     status, draft = json_call(course, "GET", "/api/drafts/shout", token)
     assert draft["code"] == "print(input().upper())\n"
     assert f"revision {draft['revision']}" in browser.evaluate("document.querySelector('#receipt-shout').innerText")
+
+    # The running exam's page passes axe-core's WCAG 2.1 A and AA rules, as the other pages do.
+    from tests.a11y.axe import axe_source
+    from tests.a11y.conftest import TAGS
+
+    browser.evaluate(axe_source())
+    found = browser.call("Runtime.evaluate", awaitPromise=True, returnByValue=True, expression=(
+        "axe.run(document, {runOnly: {type: 'tag', values: " + json.dumps(TAGS) + "}, resultTypes: ['violations']})"
+        ".then(r => r.violations.map(v => v.id + ': ' + v.nodes.map(n => n.target.join(' ')).join(', ')))"))["result"]["value"]
+    assert found == [], found
