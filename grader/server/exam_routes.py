@@ -190,6 +190,18 @@ async def exam_page(request: Request, caller: Caller) -> Response:
     return page(request, "exam.html.j2", **values)
 
 
+async def exams_page(request: Request, caller: Caller) -> Response:
+    """The course's exams, each with the caller's phase and window: the way to an exam's page."""
+    server = server_of(request)
+
+    def gather() -> list[dict[str, Any]]:
+        now = time.time()
+        return [view(server, caller, exam, exams_store.started(server.state, exam.id, caller.student), now)
+                for exam in server.rules.exams.exams().values()]
+
+    return page(request, "exams.html.j2", exams=await run_in_threadpool(gather))
+
+
 async def start_from_page(request: Request, caller: Caller) -> Response:
     async with request.form(max_files=0, max_fields=4) as form:
         if not csrf_ok(request, form.get("csrf")):
@@ -226,6 +238,7 @@ class ExamDesk:
             route("/api/exams/{exam}/start", post_start, ["POST"], SIGNED_IN,
                   proof="a student: within their window, from the exam's addresses; staff: a test run"),
             route("/api/exams/{exam}/log", get_log, ["GET"], STAFF_ONLY),
+            route("/exams", exams_page, ["GET"], SIGNED_IN, answer="page"),
             route("/exams/{exam}", exam_page, ["GET"], SIGNED_IN, answer="page"),
             route("/exams/{exam}/start", start_from_page, ["POST"], SIGNED_IN, answer="page",
                   proof="a student: within their window, from the exam's addresses; staff: a test run"),

@@ -47,6 +47,11 @@ def test_the_last_save_is_graded_at_the_end_with_no_hand_in_and_a_later_save_is_
     assert len(found) == 1, found
     graded = course.wait(prof, found[0]["id"])
     assert graded["status"] == "done" and graded["report"]["score"] == 4.0
+    seen = course.wait(fay, found[0]["id"])["report"]  # feedback: visible, until the results show
+    assert [t["name"] for t in seen["tests"]] == ["add(1, 2)", "add(2, 2)"], seen
+    assert any("with the exam's results" in note for note in seen["notes"]), seen
+    listed = course.call("GET", "/exams", headers=signed_in(fay)).body
+    assert 'href="/exams/short"' in listed and "ended" in listed
     status, refused = save(course, fay, "add", WORK + "# too late\n", 2)
     assert status == 403 and "ended" in refused["error"], refused
     status, log = json_call(course, "GET", "/api/exams/short/log?student=fay", prof)
