@@ -69,8 +69,9 @@ def start(state: Any, exam: str, student: str, now: float, test_run: bool, addre
 def contact(state: Any, exam: Exam, begun: Start, now: float, address: str | None, what: str = "",
             detail: dict[str, Any] | None = None) -> None:
     """Word from the student's page: logged with `what` (opened, save, refused), and what it tells: a
-    disconnect (no word for GAP seconds, less in a short exam), an address other than the last one."""
-    with state.transaction() as db:
+    disconnect (no word for GAP seconds, less in a short exam), an address other than the last one. Not
+    waited on to the disk (a page's heartbeat every 15 s): a power cut may lose the last few lines."""
+    with state.transaction(durable=False) as db:
         row = db.execute("SELECT last_seen, address FROM exam_starts WHERE exam = ? AND student = ?",
                          (begun.exam, begun.student)).fetchone()
         last_seen, last_address = (row[0], row[1]) if row else (begun.last_seen, begun.address)

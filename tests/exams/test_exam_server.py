@@ -155,6 +155,10 @@ def test_hostile_exam_requests_are_refused_with_a_reason(course: Served) -> None
                        content_type="application/x-www-form-urlencoded",
                        headers={**signed_in(mallory), "Origin": course.url})
     assert page.status == 403  # a CSRF token not the cookie's
+    for header in ({}, {"X-CSRF-Token": "forged"}):  # the page's save: its CSRF token in a header
+        saved = course.call("PUT", "/drafts/add-c", body=b'{"code": "", "base": 0}', content_type="application/json",
+                            headers={**signed_in(mallory), "Origin": course.url, **header})
+        assert saved.status == 403, saved.body
     broken = course.root / "exams" / "broken.yaml"
     broken.write_text("exercises: [add]\nduraton: 5\n")
     try:
