@@ -106,6 +106,9 @@ def test_an_exercise_belongs_to_one_exam_and_the_book_reads_changes(tmp_path: Pa
     (folder / "b.yaml").write_text(GOOD.replace("[add, shout]", "[guess]"))
     os.utime(folder / "b.yaml", ns=(1, 1))  # a change the clock's resolution could hide
     assert book.of_exercise("guess") is not None and book.problems() == []
+    (folder / "b.yaml").write_text("exercises: [guess]\nduraton: 5\n")  # a typo while the exam runs
+    assert book.of_exercise("guess") is not None  # its rules never lapse: the last good version is given
+    assert any("last read" in str(p) for p in book.problems()) and any("duraton" in str(p) for p in book.problems())
 
 
 def test_grader_validate_reports_a_broken_exam_by_file_and_line(tmp_path: Path) -> None:
