@@ -35,7 +35,7 @@ def closed_to(server: Server, caller: Caller, exercise: str, now: float,
     if caller.staff and begun is None:
         return None
     reason = exams.save_refusal(exam, caller.student, begun.started_at if begun else None, now) or \
-        exams.address_refusal(exam, address)
+        (None if begun is not None and begun.test_run else exams.address_refusal(exam, address))
     if reason is not None and begun is not None:
         exams_store.contact(server.state, exam, begun, now, address, "refused", {"exercise": exercise, "why": reason})
     return Refused(403, reason) if reason else None

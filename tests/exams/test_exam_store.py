@@ -47,3 +47,13 @@ def test_two_servers_sweeping_one_database_submit_each_student_s_last_drafts_onc
     assert exams_store.sweep(two, {"quiz": EXAM}, lambda e: ".py", NOW + 60, "two") == []  # once, for good
     events = [event.what for _, event in exams_store.log(one, "quiz", "ana")]
     assert events == ["opened", "submitted", "disconnect", "ended"]  # no word from a page since the start
+
+
+def test_the_log_tells_a_silent_page_and_a_new_address(servers: tuple[State, State]) -> None:
+    one, _ = servers
+    begun = exams_store.start(one, "quiz", "cy", NOW, False, "10.0.0.1")
+    exams_store.contact(one, EXAM, begun, NOW + 10, "10.0.0.1")  # the page's heartbeat: nothing to tell
+    exams_store.contact(one, EXAM, begun, NOW + 200, "10.7.7.7", "save", {"revision": 1})  # 190 s later, elsewhere
+    events = [(event.what, event.detail) for _, event in exams_store.log(one, "quiz", "cy")]
+    assert [what for what, _ in events] == ["opened", "disconnect", "address", "save"]
+    assert events[1][1]["seconds"] == 190 and events[2][1] == {"from": "10.0.0.1", "to": "10.7.7.7"}
