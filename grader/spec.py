@@ -344,5 +344,4 @@ def exercise_paths(folder: Path) -> list[Path]:
     return sorted(folder.glob("*.yaml"))
 
 
-
 Reader = _Reader  # the reader, for a course's other YAML files (an exam's: grader/server/exams_spec.py)

@@ -19,6 +19,7 @@ from grader.outputs import NEEDS_ROSTER, SERVED_GRADEBOOKS
 from grader.outputs.json_report import as_json, gradebook_json
 from grader.readers import Reader, report_seen, staff_detail_json
 from grader.records import record
+from grader.server.exams_store import test_run_submissions
 from grader.server.inputs import strict_json
 from grader.server.queue import Exercises
 from grader.server.rules import CourseRules, Lateness
@@ -209,8 +210,6 @@ def build_gradebook(state: State, exercises: Exercises, rules: CourseRules,
         tests = [{"name": t.name, "points": t.points, "hidden": t.hidden, "big": t.big} for t in exercise.tests]
         rows.append(ExerciseRow(exercise.id, exercise.title, str(exercise.kind), digest, exercise.max_score, tests))
     known = {row.id for row in rows}
-    from grader.server.exams_store import test_run_submissions
-
     trials = test_run_submissions(state)  # staff trying an exam: never in the gradebook
     submissions = state.list(student=student)
     tried = {s.student for s in submissions if s.id in trials} - {s.student for s in submissions if s.id not in trials}
