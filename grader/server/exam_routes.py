@@ -174,10 +174,11 @@ def page_values(server: Server, caller: Caller, exam: Exam, request: Request) ->
             work.append({"id": exercise_id, "title": title, "statement": statement,
                          "code": draft.code if draft else "", "revision": draft.revision if draft else 0,
                          "receipt": draft.receipt() if draft and fresh else None})
-    handed = [s for s in server.state.list(student=caller.student) if s.exercise in exam.exercises] \
-        if shown["phase"] == "ended" else []
+    handed = [found for number in exams_store.handins(server.state, exam.id, caller.student)
+              if (found := server.state.get(number)) is not None] if shown["phase"] == "ended" else []
     reason = exams.start_refusal(exam, caller.student, None, now, caller.staff) if begun is None else None
-    return {"exam": shown, "work": work, "handed": handed, "refusal": reason, "staff": caller.staff}
+    return {"exam": shown, "work": work, "handed": handed, "refusal": reason, "staff": caller.staff,
+            "graded": begun is not None and begun.graded_at is not None}
 
 
 async def exam_page(request: Request, caller: Caller) -> Response:

@@ -103,6 +103,12 @@ def test_run_submissions(state: Any) -> set[int]:
     return {int(row[0]) for row in state._read("SELECT submission FROM exam_handins WHERE test_run = 1")}
 
 
+def handins(state: Any, exam: str, student: str) -> list[int]:
+    """The submissions the end of the student's exam made, in the exam's order of handing in."""
+    return [int(row[0]) for row in state._read("SELECT submission FROM exam_handins WHERE exam = ? AND student = ? "
+                                               "ORDER BY submission", (exam, student))]
+
+
 # ---------------------------------------------------------------- the end of a student's time
 def sweep(state: Any, exams: dict[str, Exam], suffix_of: Any, now: float, name: str) -> list[int]:
     """Submit the last draft of each exercise of every student whose time is up, once. `suffix_of`: an

@@ -50,6 +50,8 @@ def test_the_last_save_is_graded_at_the_end_with_no_hand_in_and_a_later_save_is_
     seen = course.wait(fay, found[0]["id"])["report"]  # feedback: visible, until the results show
     assert [t["name"] for t in seen["tests"]] == ["add(1, 2)", "add(2, 2)"], seen
     assert any("with the exam's results" in note for note in seen["notes"]), seen
+    ended = course.call("GET", "/exams/short", headers=signed_in(fay)).body
+    assert f'href="/submissions/{found[0]["id"]}"' in ended and "ended at" in ended
     listed = course.call("GET", "/exams", headers=signed_in(fay)).body
     assert 'href="/exams/short"' in listed and "ended" in listed
     status, refused = save(course, fay, "add", WORK + "# too late\n", 2)

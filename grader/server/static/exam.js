@@ -30,8 +30,7 @@
     Array.prototype.forEach.call(document.querySelectorAll("textarea[data-exercise]"), function (box) {
       box.readOnly = true;
     });
-    saved.textContent = reason;
-    window.setTimeout(function () { window.location.reload(); }, 3000);
+    saved.textContent = reason + " Reload this page to see what was handed in.";
   }
 
   function tick() {
@@ -44,7 +43,7 @@
         announce.textContent = clock(mark) + " left.";
       }
     });
-    if (left <= 0 && !over) { stop("Time is up: your last saved work is being graded."); }
+    if (left <= 0 && !over) { stop("Time is up: your last saved work is being handed in."); }
   }
 
   function heartbeat() {
