@@ -48,3 +48,24 @@ def test_a_launch_to_no_exam_is_refused(lms: tuple[Platform, Served]) -> None:
     answer = Browser(platform).sign_in(sub="user-lea", **{f"{CLAIM}custom": {"exam": "../../staff"}})
     assert answer.status_code == 404 and "names no exam" in answer.text
     assert "Traceback" not in served.errors.read_text()
+
+
+def test_an_exam_s_scores_reach_the_lms_only_when_its_results_show(lms: tuple[Platform, Served]) -> None:
+    from tests.lti.test_grades import wait_until
+    from tests.lti.test_launch import graded_scores, submit
+    from tests.server.conftest import ADD
+
+    platform, served = lms
+    ida = Browser(platform)
+    assert ida.sign_in(sub="user-ida", exercise="add-b").status_code == 303  # an exercise of `quiet`
+    assert submit(ida, "add-b", ADD).status_code == 303
+    assert graded_scores(ida, "add-b") == [""]  # feedback: none, on the LMS's page as on the server's
+    prof = served.token("prof", staff=True)
+    assert served.call("POST", "/api/lti/sync", prof).status == 200
+    assert not [s for s in platform.scores if s["userId"] == "user-ida"]  # held back
+    exam_file = served.root / "exams" / "quiet.yaml"
+    text = exam_file.read_text()
+    exam_file.write_text(text.replace(text.split("results_at: ")[1].strip(), "2020-01-01T00:00:00Z"))
+    assert served.call("POST", "/api/lti/sync", prof).status == 200
+    wait_until("the score at the platform", lambda: [s["scoreGiven"] for s in platform.scores
+                                                     if s["userId"] == "user-ida"][-1:] == [4.0])
