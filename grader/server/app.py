@@ -29,10 +29,12 @@ MULTIPART_OVERHEAD = 64 * 1024  # the form's boundaries and small fields, beyond
 
 
 def parts_of(server: Server) -> list[Part]:
-    """The add-ons every server carries: the LTI 1.3 tool (the LMS's launches, deep linking, the JWKS)."""
+    """The add-ons every server carries: the LTI 1.3 tool (the LMS's launches, deep linking, the JWKS), and
+    the exams' desk (their routes, and the sweep that grades a student's last saved work at their end)."""
     from grader.platforms.lti.routes import Tool
+    from grader.server.exam_routes import ExamDesk
 
-    return [Tool(server)]
+    return [Tool(server), ExamDesk(server)]
 
 
 def routes_of(parts: list[Part]) -> list[BaseRoute]:

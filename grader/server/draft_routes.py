@@ -1,27 +1,44 @@
 """The API of drafts (drafts.py): `GET /api/drafts/{exercise}` reads the caller's own, `PUT` saves it and
-answers with a receipt, 409 with the draft as it is when the save was edited from an older revision."""
+answers with a receipt, 409 with the draft as it is when the save was edited from an older revision. A
+page saves through `PUT /drafts/{exercise}`: the same save, for a signed-in browser, with the page's CSRF
+token in an X-CSRF-Token header (the API takes changes from a Bearer token only)."""
 
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute
 
-from grader.server import drafts, inputs
+from grader.server import drafts, exams, exams_store, inputs
 from grader.server.access import SIGNED_IN, route
 from grader.server.inputs import Refused
 from grader.server.roles import Caller
-from grader.server.web import Reply, Server, refused, server_of
+from grader.server.web import Reply, Server, csrf_ok, error, refused, server_of
 
 SHAPE = '{"code": the work as text, "base": the revision it was edited from (0 for none)}'
+CSRF_HEADER = "x-csrf-token"
 
 
-def closed_to(server: Server, caller: Caller, exercise: str, now: float) -> Refused | None:
-    """Why a save of this exercise's draft is refused now, or None: the one place a save's rules live."""
-    return None
+def closed_to(server: Server, caller: Caller, exercise: str, now: float,
+              address: str | None = None) -> Refused | None:
+    """Why a save of this exercise's draft is refused now, or None: the one place a save's rules live. An
+    exam's exercise is saved only between the student's start and their end, by the server's clock, and
+    from the exam's address ranges; staff who have not started a test run are never refused."""
+    exam = server.rules.exams.of_exercise(exercise)
+    if exam is None:
+        return None
+    begun = exams_store.started(server.state, exam.id, caller.student)
+    if caller.staff and begun is None:
+        return None
+    reason = exams.save_refusal(exam, caller.student, begun.started_at if begun else None, now) or \
+        (None if begun is not None and begun.test_run else exams.address_refusal(exam, address))
+    if reason is not None and begun is not None:
+        exams_store.contact(server.state, exam, begun, now, address, "refused", {"exercise": exercise, "why": reason})
+    return Refused(403, reason) if reason else None
 
 
 def _exercise(server: Server, request: Request) -> str:
@@ -29,6 +46,11 @@ def _exercise(server: Server, request: Request) -> str:
     if exercise not in server.exercises.ids():
         raise Refused(404, f"no exercise {exercise!r} in this course")
     return str(exercise)
+
+
+def address_of(request: Request) -> str | None:
+    """The client's address as the server's socket sees it (a proxy's own, behind one)."""
+    return request.client.host if request.client else None
 
 
 async def get_draft(request: Request, caller: Caller) -> Response:
@@ -44,11 +66,12 @@ async def get_draft(request: Request, caller: Caller) -> Response:
 
 async def put_draft(request: Request, caller: Caller) -> Response:
     server = server_of(request)
+    address = address_of(request)
     try:
         exercise = _exercise(server, request)
         body = inputs.json_body(await request.body(), SHAPE)
         code, base = drafts.code_of(body.get("code"), server.max_upload), drafts.base_of(body.get("base"))
-        closed = closed_to(server, caller, exercise, time.time())
+        closed = await run_in_threadpool(closed_to, server, caller, exercise, time.time(), address)
         if closed is not None:
             raise closed
     except Refused as problem:
@@ -59,9 +82,33 @@ async def put_draft(request: Request, caller: Caller) -> Response:
         current = stale.current.shown() if stale.current else {"exercise": exercise, "revision": 0, "code": None}
         return Reply({"error": "saved meanwhile from another page: this is the draft as the server holds it",
                       "current": current}, status_code=409)
-    return Reply({"receipt": draft.receipt(), "server_time": drafts.iso(time.time())})
+    answer: dict[str, Any] = {"receipt": draft.receipt(), "server_time": drafts.iso(time.time())}
+    exam = await run_in_threadpool(_exam_after_save, server, caller, draft, address)
+    if exam:
+        answer["exam"] = exam
+    return Reply(answer)
+
+
+def _exam_after_save(server: Server, caller: Caller, draft: drafts.Draft, address: str | None) -> dict[str, Any]:
+    """A save of an exam's work, in its log; and the time left, which the page's timer takes again."""
+    exam = server.rules.exams.of_exercise(draft.exercise)
+    begun = exams_store.started(server.state, exam.id, caller.student) if exam else None
+    if exam is None or begun is None:
+        return {}
+    now = time.time()
+    exams_store.contact(server.state, exam, begun, now, address, "save", {**draft.receipt()})
+    return {"id": exam.id, "seconds_left": exams.seconds_left(exam, caller.student, begun.started_at, now),
+            "ends_at": drafts.iso(exams.ends_at(exam, caller.student, begun.started_at))}
+
+
+async def put_draft_from_page(request: Request, caller: Caller) -> Response:
+    if not csrf_ok(request, request.headers.get(CSRF_HEADER)):
+        return error(403, "the page's CSRF token is missing or stale: reload the page")
+    return await put_draft(request, caller)
 
 
 def draft_routes() -> list[BaseRoute]:
     return [route("/api/drafts/{exercise}", get_draft, ["GET"], SIGNED_IN),
-            route("/api/drafts/{exercise}", put_draft, ["PUT"], SIGNED_IN)]
+            route("/api/drafts/{exercise}", put_draft, ["PUT"], SIGNED_IN),
+            route("/drafts/{exercise}", put_draft_from_page, ["PUT"], SIGNED_IN, answer="page",
+                  proof="the page's CSRF token (X-CSRF-Token)")]

@@ -18,6 +18,11 @@ DRAFT = {"type": "object", "required": ["exercise", "revision", "code"], "proper
     "code": {"type": ["string", "null"]}, "server_time": WHEN}}
 
 
+EXAM_OF_SAVE = {"type": "object", "required": ["id", "seconds_left", "ends_at"], "properties": {
+    "id": {"type": "string"}, "seconds_left": {"type": "number", "minimum": 0}, "ends_at": WHEN},
+    "description": "a save of an exam's work: the time left, which the page's timer takes again"}
+
+
 def draft_paths(exercise: dict[str, Any]) -> dict[str, Any]:
     path = [{"name": "exercise", "in": "path", "required": True, "schema": exercise}]
     return {"/api/drafts/{exercise}": {
@@ -35,7 +40,7 @@ def draft_paths(exercise: dict[str, Any]) -> dict[str, Any]:
                                  "description": "the revision the work was edited from, 0 for none"}}}}}},
                 "responses": {
                     "200": json_answer({"type": "object", "required": ["receipt", "server_time"], "properties": {
-                        "receipt": RECEIPT, "server_time": WHEN}}, "saved, durably"),
+                        "receipt": RECEIPT, "server_time": WHEN, "exam": EXAM_OF_SAVE}}, "saved, durably"),
                     "409": json_answer({"type": "object", "required": ["error", "current"], "properties": {
                         "error": {"type": "string"}, "current": DRAFT}}, "saved meanwhile from another page"),
                     **errors(401, 403, 404, 413, 422)}},
