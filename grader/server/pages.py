@@ -23,7 +23,9 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute
 
+from grader.records import record
 from grader.server import reviews
+from grader.server.assets import EDITOR
 from grader.server.access import ANYONE, INSTRUCTOR, SIGNED_IN, STAFF_ONLY, route
 from grader.server.actions import accept_upload, override_of
 from grader.server.tokens import Caller
@@ -96,6 +98,7 @@ def span(seconds: float) -> str:
 def exercise_facts(request: Request, caller: Caller, exercise_id: str) -> dict[str, Any]:
     """What the exercise's page says to `caller` now: its statement, their deadline (extensions included)
     and the time left, the late rule, and what the rate rule leaves them (staff: no limit)."""
+    from grader.kinds import kind_of
     from grader.outputs.html.markdown import markdown_html
     from grader.server.views import allowance
 
@@ -110,13 +113,34 @@ def exercise_facts(request: Request, caller: Caller, exercise_id: str) -> dict[s
             "remaining": span(deadline - now) if deadline is not None and deadline > now else None,
             "late": rules.late, "cutoff": server.rules.cutoff_of(caller.student, exercise_id), "too_late": lateness.too_late and not caller.staff, "allowance": left,
             "window": span(left.window) if left is not None else None,
-            "frees_in": span(left.frees_at - now) if left is not None and left.frees_at is not None else None}
+            "frees_in": span(left.frees_at - now) if left is not None and left.frees_at is not None else None,
+            "variant": exercise.variant, "starter": exercise.starter, "suffix": kind_of(exercise.kind).suffix}
+
+
+@record
+class Work:
+    """What the exercise's page holds in its editor, when a form of it (work_routes.py) answers with the page:
+    the text sent, the revision it was edited from, and what became of it."""
+
+    code: str
+    base: int  # the draft revision the text was edited from (0: none)
+    run: dict[str, Any] | None = None  # a run of the visible tests: its report as the student sees it
+    conflict: dict[str, Any] | None = None  # the draft another page saved meanwhile (drafts.Draft.shown)
+    error: str = ""  # why the form's wish was refused
 
 
 async def exercise_page(request: Request, caller: Caller) -> Response:
+    return await exercise_view(request, caller)
+
+
+async def exercise_view(request: Request, caller: Caller, work: Work | None = None, status: int = 200,
+                        headers: dict[str, str] | None = None) -> Response:
+    """The page to work in: the statement of the caller's variant, the editor holding their last saved
+    draft (else the starter code, or what a form of the page sent: `work`), their submissions."""
     from starlette.concurrency import run_in_threadpool
 
     from grader.errors import GraderError
+    from grader.server import drafts
 
     server = server_of(request)
     exercise_id = request.path_params["exercise"]
@@ -127,8 +151,13 @@ async def exercise_page(request: Request, caller: Caller) -> Response:
     except GraderError:
         return page(request, "message.html.j2", 503, title="Not available",
                     message="This exercise cannot be shown right now; staff can see why.")
+    draft = await run_in_threadpool(drafts.latest, server.state, caller.student, exercise_id)
+    if work is None:
+        work = Work(draft.code, draft.revision) if draft is not None else Work(facts["starter"], 0)
+    saved = draft.receipt() if draft is not None else None
     mine = [s for s in history(request, caller, caller.student) if s["exercise"] == exercise_id]
-    return page(request, "exercise.html.j2", exercise=facts, submissions=mine, staff=caller.staff)
+    return page(request, "exercise.html.j2", status, {**HEADERS, **(headers or {})}, exercise=facts,
+                submissions=mine, staff=caller.staff, work=work, saved=saved, editor=EDITOR)
 
 
 async def submit(request: Request, caller: Caller) -> Response:
