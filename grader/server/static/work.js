@@ -14,17 +14,25 @@
   const baseField = form.elements.namedItem("base");
   const PAUSE = 2000;  // ms of no typing before a save
 
+  // Tab moves on, as everywhere on the page (no keyboard trap, WCAG 2.1.2): `false` leaves a key to the
+  // browser. Ctrl+M makes Tab indent until Ctrl+M or Esc.
+  const toggle = on => () => {
+    if (on === tabIndents) return CodeMirror.Pass;
+    tabIndents = on;
+    editor.setOption("extraKeys", on ? indenting : moving);
+    say(on ? "Tab indents now (Ctrl+M or Esc: Tab moves on)." : "Tab moves to the next control.");
+  };
   let tabIndents = false;
-  const keys = {
-    "Tab": cm => tabIndents ? cm.execCommand(cm.somethingSelected() ? "indentMore" : "insertSoftTab") : CodeMirror.Pass,
-    "Shift-Tab": cm => tabIndents ? cm.execCommand("indentLess") : CodeMirror.Pass,
-    "Ctrl-M": () => { tabIndents = !tabIndents; say(tabIndents ? "Tab indents now (Ctrl+M or Esc: Tab moves on)." : "Tab moves to the next control."); },
-    "Esc": () => { if (!tabIndents) return CodeMirror.Pass; tabIndents = false; say("Tab moves to the next control."); },
+  const moving = {"Tab": false, "Shift-Tab": false, "Ctrl-M": toggle(true)};
+  const indenting = {
+    "Tab": cm => cm.execCommand(cm.somethingSelected() ? "indentMore" : "insertSoftTab"),
+    "Shift-Tab": cm => cm.execCommand("indentLess"),
+    "Ctrl-M": toggle(false), "Esc": toggle(false),
   };
   const editor = CodeMirror.fromTextArea(area, {
     mode: form.dataset.mode === "python" ? "python" : null, lineNumbers: true, indentUnit: 4, tabSize: 4,
     // contenteditable: a screen reader reads the code itself, not a hidden one-line textarea
-    inputStyle: "contenteditable", screenReaderLabel: "Your code", viewportMargin: Infinity, extraKeys: keys,
+    inputStyle: "contenteditable", screenReaderLabel: "Your code", viewportMargin: Infinity, extraKeys: moving,
   });
   const input = editor.getInputField();
   input.setAttribute("role", "textbox");
