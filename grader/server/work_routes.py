@@ -31,10 +31,18 @@ from grader.server import drafts
 from grader.server.access import SIGNED_IN, route
 from grader.server.actions import accept_upload
 from grader.server.draft_routes import closed_to
+from grader.server.exercise_view import Work, exercise_view
 from grader.server.inputs import Refused
-from grader.server.pages import Work, exercise_view
 from grader.server.tokens import Caller
-from grader.server.web import Reply, Server, csrf_ok, error, forbidden, not_found, server_of
+from grader.server.web import (
+    Reply,
+    Server,
+    csrf_ok,
+    error,
+    forbidden,
+    not_found,
+    server_of,
+)
 
 RUNS, PER = 10, 60.0  # a student's runs of the visible tests per minute: enough to work by, not a free computer
 

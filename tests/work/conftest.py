@@ -9,7 +9,6 @@ import time
 import urllib.parse
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import pytest
 
@@ -82,7 +81,7 @@ def text_of(html: str) -> str:
 def textarea_of(html: str) -> str:
     import html as markup
 
-    found = re.search(r'<textarea id="code"[^>]*>(.*?)</textarea>', html, re.S)
+    found = re.search(r'<textarea id="code"[^>]*>(.*?)</textarea>', html, re.DOTALL)
     assert found, "no editor's textarea on the page"
     return markup.unescape(found[1]).removeprefix("\n")  # the one newline HTML drops
 

@@ -13,7 +13,14 @@ import pytest
 
 from grader.server.assets import EDITOR, EDITOR_FOLDER, VENDOR, manifest
 from tests.server.conftest import ADD
-from tests.work.conftest import MAX_UPLOAD_KIB, Site, base_of, solution, text_of, textarea_of
+from tests.work.conftest import (
+    MAX_UPLOAD_KIB,
+    Site,
+    base_of,
+    solution,
+    text_of,
+    textarea_of,
+)
 
 
 def submissions_of(site: Site, who: str) -> list[dict]:
