@@ -16,8 +16,8 @@ from starlette.types import ASGIApp
 
 from grader.server.access import table
 from grader.server.analytics_routes import analytics_routes
-from grader.server.assets import asset_routes
 from grader.server.api_routes import api_routes
+from grader.server.assets import asset_routes
 from grader.server.draft_routes import draft_routes
 from grader.server.guards import BoundedBody, SameOrigin
 from grader.server.pages import page_routes

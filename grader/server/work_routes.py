@@ -10,6 +10,7 @@ is stored. Runs are rate-limited per student, and one runs at a time on a server
 
 from __future__ import annotations
 
+import asyncio
 import json
 import secrets
 import tempfile
@@ -45,14 +46,19 @@ from grader.server.web import (
 )
 
 RUNS, PER = 10, 60.0  # a student's runs of the visible tests per minute: enough to work by, not a free computer
+MOST_WAITING = 20  # runs waiting on a server at once; more are told to come back
 
 
 class Runs:
-    """The runs a server has made lately, per student, and the turn that lets one run at a time."""
+    """The runs a server has made lately, per student, and the turn that lets one run at a time. A run waits
+    for its turn in the event loop, not on a thread (the pages' threads are not held by a queue of runs),
+    and a run that finds too many waiting is told to come back."""
 
     def __init__(self) -> None:
-        self.lock, self.turn = threading.Lock(), threading.Lock()
+        self.lock = threading.Lock()
         self.made: dict[str, deque[float]] = {}
+        self.turn = asyncio.Semaphore(1)
+        self.waiting = 0  # runs waiting for their turn or running: read and written on the event loop only
 
     def wait(self, student: str, now: float) -> float:
         """0 when a run of `student`'s may start now (and counts it), else the seconds until one may."""
@@ -116,7 +122,7 @@ def _exercise(request: Request, server: Server) -> str | None:
 
 
 # ---------------------------------------------------------------- run the visible tests
-def visible_run(server: Server, student: str, exercise_id: str, code: str, turn: threading.Lock) -> dict[str, Any]:
+def visible_run(server: Server, student: str, exercise_id: str, code: str) -> dict[str, Any]:
     """The report of `code` on the visible tests of `student`'s variant, as the student sees a submission's."""
     from grader.grading import GradingRequest, Pace, grade, read_submission
     from grader.kinds import kind_of
@@ -131,7 +137,7 @@ def visible_run(server: Server, student: str, exercise_id: str, code: str, turn:
     private = server.exercises.course.private_paths(server.state.folder)
     wish = GradingRequest(Pace.EVERY_TEST, Reader.STUDENT, visible_only=True, private_paths=private,
                           label=f"{student}/{name}")
-    with turn, tempfile.TemporaryDirectory(prefix="grader-run-") as folder:
+    with tempfile.TemporaryDirectory(prefix="grader-run-") as folder:
         path = Path(folder) / name
         path.write_text(code, encoding="utf-8")
         report = grade(exercise, path, wish, handin=read_submission(path, exercise), expected=expected)
@@ -152,17 +158,24 @@ async def run_visible(request: Request, caller: Caller) -> Response:
         return sent
     code, base = sent
     runs = runs_of(request)
+    if runs.waiting >= MOST_WAITING:
+        return await exercise_view(request, caller, Work(code, base, error=(
+            "many runs are waiting on the server: run again in a few seconds")), 503, {"Retry-After": "5"})
     wait = 0.0 if caller.staff else runs.wait(caller.student, time.time())
     if wait > 0:
         seconds = max(1, int(wait + 0.999))
         return await exercise_view(request, caller, Work(code, base, error=(
             f"at most {RUNS} runs of the visible tests a minute: run again in {seconds} s")), 429,
             {"Retry-After": str(seconds)})
+    runs.waiting += 1
     try:
-        report = await run_in_threadpool(visible_run, server, caller.student, exercise, code, runs.turn)
+        async with runs.turn:
+            report = await run_in_threadpool(visible_run, server, caller.student, exercise, code)
     except GraderError:
         return await exercise_view(request, caller, Work(code, base, error=(
             "the tests cannot be run now; your teacher can see why")), 503)
+    finally:
+        runs.waiting -= 1
     return await exercise_view(request, caller, Work(code, base, run=report))
 
 

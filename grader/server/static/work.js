@@ -54,9 +54,10 @@
     if (code === saved || stale) return;
     if (inFlight) { await inFlight; return save(leaving); }
     const body = new URLSearchParams({csrf: csrf, code: code, base: String(base)});
+    // keepalive: a save made as the page is left still reaches the server; its receipt is read if the page
+    // lives on (a tab hidden, then shown again), so the next save names the revision this one made.
     const sending = fetch(form.dataset.draft, {method: "POST", body: body, credentials: "same-origin",
                                                headers: {"Accept": "application/json"}, keepalive: !!leaving});
-    if (leaving) return;
     inFlight = (async () => {
       say("Saving…");
       try {
