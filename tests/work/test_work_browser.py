@@ -18,6 +18,8 @@ from tests.server.conftest import ADD
 from tests.work.conftest import Site
 
 EDITOR = "document.querySelector('.CodeMirror').CodeMirror"
+CSP_WATCH = ("window.__csp = []; document.addEventListener('securitypolicyviolation', "
+             "event => window.__csp.push(event.violatedDirective + ' ' + event.blockedURI))")
 
 
 def until(driver: Any, script: str, seconds: float = 120) -> Any:
@@ -48,6 +50,7 @@ def focused(driver: Any) -> str:
 
 
 def test_keyboard_only_typing_running_saving_a_stale_tab_and_a_hand_in(site: Site, chrome: Any) -> None:
+    chrome.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": CSP_WATCH})
     sign_in(site, chrome, "alice")
     open_editor(site, chrome, "add")
     for _ in range(40):  # Tab from the top of the page to the editor
@@ -78,19 +81,36 @@ def test_keyboard_only_typing_running_saving_a_stale_tab_and_a_hand_in(site: Sit
     assert chrome.execute_script(f"return {EDITOR}.getValue()") == ADD.rstrip("\n")
     assert f"revision {revision}," in chrome.find_element(By.ID, "saved").text
 
-    first = chrome.current_window_handle
-    chrome.switch_to.new_window("tab")
-    open_editor(site, chrome, "add")
-    chrome.execute_script(f"{EDITOR}.setValue('# from the second tab\\n'); {EDITOR}.getInputField().blur()")
-    until(chrome, f"document.getElementById('saved').textContent.startsWith('Saved: revision {revision + 1},')")
-    chrome.close()
-    chrome.switch_to.window(first)
-    chrome.execute_script(f"{EDITOR}.replaceRange('# the first tab\\n', {{line: 0, ch: 0}}); {EDITOR}.getInputField().blur()")
-    said = until(chrome, "!document.getElementById('conflict').hidden && document.getElementById('conflict-text').textContent")
-    assert f"Another page saved this exercise meanwhile (revision {revision + 1}" in said
-    assert chrome.find_element(By.ID, "saved").text == "Not saved: another page saved meanwhile."
+    # Another tab saves; this one's next save is stale: said, and either version kept as the student picks.
+    def conflict_with_a_second_tab(text: str) -> int:
+        first = chrome.current_window_handle
+        chrome.switch_to.new_window("tab")
+        open_editor(site, chrome, "add")
+        chrome.execute_script(f"{EDITOR}.setValue(arguments[0]); {EDITOR}.getInputField().blur()", text)
+        saved = until(chrome, "document.getElementById('saved').textContent.startsWith('Saved: revision') && "
+                              "document.getElementById('saved').textContent")
+        chrome.close()
+        chrome.switch_to.window(first)
+        chrome.execute_script(f"{EDITOR}.replaceRange('# the first tab\\n', {{line: 0, ch: 0}}); "
+                              f"{EDITOR}.getInputField().blur()")
+        said = until(chrome, "!document.getElementById('conflict').hidden && "
+                             "document.getElementById('conflict-text').textContent")
+        theirs = int(saved.split("revision ")[1].split(",")[0])
+        assert f"Another page saved this exercise meanwhile (revision {theirs}" in said
+        assert chrome.find_element(By.ID, "saved").text == "Not saved: another page saved meanwhile."
+        return theirs
+
+    theirs = conflict_with_a_second_tab("# from the second tab\n")
+    assert theirs == revision + 1
+    chrome.find_element(By.ID, "keep-mine").send_keys(Keys.ENTER)
+    until(chrome, f"document.getElementById('saved').textContent.startsWith('Saved: revision {theirs + 1},')")
+    assert chrome.execute_script(f"return {EDITOR}.getValue()").startswith("# the first tab\n")
+
+    theirs = conflict_with_a_second_tab("# from the second tab, again\n")
     chrome.find_element(By.ID, "load-saved").send_keys(Keys.ENTER)
-    assert chrome.execute_script(f"return {EDITOR}.getValue()") == "# from the second tab\n"
+    assert chrome.execute_script(f"return {EDITOR}.getValue()") == "# from the second tab, again\n"
+    assert f"revision {theirs}" in chrome.find_element(By.ID, "saved").text
+    assert chrome.execute_script("return window.__csp") == []  # the editor ran under the CSP as it is
 
     chrome.execute_script(f"{EDITOR}.setValue(arguments[0])", ADD)
     chrome.find_element(By.ID, "hand-in").send_keys(Keys.ENTER)
