@@ -1,4 +1,4 @@
-"""The forms of the page to work in (pages.exercise_view), for a signed-in browser (its cookie and the form's
+"""The forms of the page to work in (exercise_view.py), for a signed-in browser (its cookie and the form's
 CSRF token): run the visible tests on the text in the editor, save it as a draft (drafts.py, the rule the API's
 PUT /api/drafts follows too), hand it in. Each works as a plain form, answered with the page; work.js sends
 the same forms from script and takes the part it needs of the answer (a save: JSON, asked for by Accept).
@@ -14,7 +14,6 @@ import asyncio
 import json
 import secrets
 import tempfile
-import threading
 import time
 from collections import deque
 from pathlib import Path
@@ -41,6 +40,7 @@ from grader.server.web import (
     csrf_ok,
     error,
     forbidden,
+    message,
     not_found,
     server_of,
 )
@@ -54,31 +54,26 @@ class Runs:
     for its turn in the event loop, not on a thread (the pages' threads are not held by a queue of runs),
     and a run that finds too many waiting is told to come back."""
 
+    # Read and written on the event loop only: no lock.
     def __init__(self) -> None:
-        self.lock = threading.Lock()
         self.made: dict[str, deque[float]] = {}
         self.turn = asyncio.Semaphore(1)
-        self.waiting = 0  # runs waiting for their turn or running: read and written on the event loop only
+        self.waiting = 0  # runs waiting for their turn, or running
 
     def wait(self, student: str, now: float) -> float:
         """0 when a run of `student`'s may start now (and counts it), else the seconds until one may."""
-        with self.lock:
-            made = self.made.setdefault(student, deque())
-            while made and made[0] <= now - PER:
-                made.popleft()
-            if len(made) >= RUNS:
-                return made[0] + PER - now
-            made.append(now)
-            return 0.0
-
-
-_MADE = threading.Lock()
+        made = self.made.setdefault(student, deque())
+        while made and made[0] <= now - PER:
+            made.popleft()
+        if len(made) >= RUNS:
+            return made[0] + PER - now
+        made.append(now)
+        return 0.0
 
 
 def runs_of(request: Request) -> Runs:
-    with _MADE:
-        if not hasattr(request.app.state, "runs"):
-            request.app.state.runs = Runs()
+    if not hasattr(request.app.state, "runs"):
+        request.app.state.runs = Runs()
     runs: Runs = request.app.state.runs
     return runs
 
@@ -109,8 +104,6 @@ def _wants_json(request: Request) -> bool:
 
 
 def _refused(request: Request, problem: Refused) -> Response:
-    from grader.server.web import message
-
     if _wants_json(request):
         return error(problem.status, problem.reason)
     return message(request, problem.status, "Not taken", f"{problem.reason[0].upper()}{problem.reason[1:]}.")
