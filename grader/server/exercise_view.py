@@ -90,6 +90,9 @@ async def exercise_view(request: Request, caller: Caller, work: Work | None = No
     if work is None:
         work = Work(draft.code, draft.revision) if draft is not None else Work(facts["starter"], 0)
     saved = draft.receipt() if draft is not None else None
+    # A form's text that no draft holds (a run's, a refused hand-in's): the page saves it at once. Not after a
+    # stale save: the student is shown both and chooses.
+    unsaved = work.conflict is None and work.code != (draft.code if draft is not None else facts["starter"])
     mine = [s for s in history(request, caller, caller.student) if s["exercise"] == exercise_id]
     return page(request, "exercise.html.j2", status, {**HEADERS, **(headers or {})}, exercise=facts,
-                submissions=mine, staff=caller.staff, work=work, saved=saved, editor=EDITOR)
+                submissions=mine, staff=caller.staff, work=work, saved=saved, unsaved=unsaved, editor=EDITOR)

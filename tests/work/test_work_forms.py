@@ -74,6 +74,7 @@ def test_a_run_grades_the_visible_tests_of_the_callers_own_variant_and_stores_no
     shown = text_of(right.body)
     assert "Verdict: passed · Score 1/1 on the visible tests" in shown
     assert textarea_of(right.body) == solution(k)  # the text run stays in the editor
+    assert "data-unsaved" in right.body  # and, no draft holding it, the page's script saves it at once
     for hidden in ("hidden one", "shift(40)", str(40 + k)):  # the hidden test: not its name, call or answer
         assert hidden not in shown, hidden
     assert len(submissions_of(site, "alice")) == before  # a run is no submission
@@ -144,12 +145,14 @@ def test_a_save_answers_with_a_receipt_and_a_stale_one_is_refused_with_the_draft
     assert plain.status == 303 and plain.headers["location"] == "/exercises/add#saved"
     page = site.page("bob", "/exercises/add").body
     assert textarea_of(page) == ADD and base_of(page) == 2 and "Saved: revision 2" in text_of(page)
+    assert "data-unsaved" not in page
 
     stale = site.post("bob", "/exercises/add/draft", {"code": "# typed in an old tab\n", "base": "1"})
     assert stale.status == 409
     shown = text_of(stale.body)
     assert "Another page saved this exercise meanwhile (revision 2" in shown and ADD.strip() in shown
     assert textarea_of(stale.body) == "# typed in an old tab\n" and base_of(stale.body) == 2  # kept, now on rev 2
+    assert "data-unsaved" not in stale.body  # not saved over the other page's by script either: the student picks
     again = site.post("bob", "/exercises/add/draft", {"code": textarea_of(stale.body), "base": "2"})
     assert again.status == 303  # saving again keeps it: the student chose, nothing was written over unasked
     assert textarea_of(site.page("bob", "/exercises/add").body) == "# typed in an old tab\n"

@@ -42,7 +42,9 @@
 
   // ------------------------------------------------------------ saving
   let base = Number(baseField.value) || 0;
-  let saved = editor.getValue();  // the text the server holds as revision `base` (or the page began with)
+  // The text the server holds as revision `base` (or the starter code); null when the page came back from a
+  // form with text of its own (a run, a refused hand-in), which is saved at once.
+  let saved = form.hasAttribute("data-unsaved") ? null : editor.getValue();
   let timer = null, inFlight = null, stale = null;
 
   function say(text) { status.textContent = text; }
@@ -111,6 +113,7 @@
     save();
   });
 
+  if (saved === null) schedule();
   editor.on("change", () => { if (!stale) { say("Not saved yet: changed since the last save."); schedule(); } });
   editor.on("blur", () => save());
   window.addEventListener("pagehide", () => save(true));
@@ -122,7 +125,12 @@
   const result = document.getElementById("run-result");
   const runButton = document.getElementById("run");
   form.addEventListener("submit", async event => {
-    if (event.submitter !== runButton) {  // a hand-in or a plain save: the form goes as it is
+    if (event.submitter && event.submitter.id === "save") {  // saved here, with its receipt
+      event.preventDefault();
+      save();
+      return;
+    }
+    if (event.submitter !== runButton) {  // a hand-in: the form goes as it is
       clearTimeout(timer);
       stale = stale || {};  // this page is being left: no save behind the form's back
       return;
