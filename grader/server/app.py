@@ -17,11 +17,13 @@ from starlette.types import ASGIApp
 from grader.server.access import table
 from grader.server.analytics_routes import analytics_routes
 from grader.server.api_routes import api_routes
+from grader.server.assets import asset_routes
 from grader.server.draft_routes import draft_routes
 from grader.server.guards import BoundedBody, SameOrigin
 from grader.server.pages import page_routes
 from grader.server.review_routes import review_routes
 from grader.server.web import Changes, Part, Server
+from grader.server.work_routes import work_routes
 
 __all__ = ["Changes", "Server", "access_table", "make_app", "parts_of", "routes_of"]
 
@@ -40,6 +42,7 @@ def parts_of(server: Server) -> list[Part]:
 def routes_of(parts: list[Part]) -> list[BaseRoute]:
     # reviews' pages before page_routes' /staff/students/{path}
     return [*api_routes(), *draft_routes(), *analytics_routes(), *review_routes(), *page_routes(),
+            *work_routes(), *asset_routes(),
             *(route for part in parts for route in part.routes())]
 
 
