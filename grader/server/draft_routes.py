@@ -15,6 +15,7 @@ from starlette.routing import BaseRoute
 
 from grader.server import drafts, exams, exams_store, inputs
 from grader.server.access import SIGNED_IN, route
+from grader.server.exam_gate import address_of, closed_to
 from grader.server.inputs import Refused
 from grader.server.roles import Caller
 from grader.server.web import Reply, Server, csrf_ok, error, refused, server_of
@@ -23,34 +24,11 @@ SHAPE = '{"code": the work as text, "base": the revision it was edited from (0 f
 CSRF_HEADER = "x-csrf-token"
 
 
-def closed_to(server: Server, caller: Caller, exercise: str, now: float,
-              address: str | None = None) -> Refused | None:
-    """Why a save of this exercise's draft is refused now, or None: the one place a save's rules live. An
-    exam's exercise is saved only between the student's start and their end, by the server's clock, and
-    from the exam's address ranges; staff who have not started a test run are never refused."""
-    exam = server.rules.exams.of_exercise(exercise)
-    if exam is None:
-        return None
-    begun = exams_store.started(server.state, exam.id, caller.student)
-    if caller.staff and begun is None:
-        return None
-    reason = exams.save_refusal(exam, caller.student, begun.started_at if begun else None, now) or \
-        (None if begun is not None and begun.test_run else exams.address_refusal(exam, address))
-    if reason is not None and begun is not None:
-        exams_store.contact(server.state, exam, begun, now, address, "refused", {"exercise": exercise, "why": reason})
-    return Refused(403, reason) if reason else None
-
-
 def _exercise(server: Server, request: Request) -> str:
     exercise = request.path_params["exercise"]
     if exercise not in server.exercises.ids():
         raise Refused(404, f"no exercise {exercise!r} in this course")
     return str(exercise)
-
-
-def address_of(request: Request) -> str | None:
-    """The client's address as the server's socket sees it (a proxy's own, behind one)."""
-    return request.client.host if request.client else None
 
 
 async def get_draft(request: Request, caller: Caller) -> Response:

@@ -76,11 +76,16 @@ async def exercise_view(request: Request, caller: Caller, work: Work | None = No
 
     from grader.errors import GraderError
     from grader.server import drafts
+    from grader.server.exam_gate import view_refusal
 
     server = server_of(request)
     exercise_id = request.path_params["exercise"]
     if exercise_id not in server.exercises.ids():
         return not_found(request, "No such exercise.")
+    closed = await run_in_threadpool(view_refusal, server, caller, exercise_id, time.time())
+    if closed is not None:  # an exam's exercise, before the student started the exam
+        return page(request, "message.html.j2", closed.status, title="Part of an exam",
+                    message=f"{closed.reason[0].upper()}{closed.reason[1:]}.")
     try:
         facts = await run_in_threadpool(exercise_facts, request, caller, exercise_id)
     except GraderError:

@@ -30,7 +30,7 @@ from grader.errors import GraderError
 from grader.server import drafts
 from grader.server.access import SIGNED_IN, route
 from grader.server.actions import accept_upload
-from grader.server.draft_routes import closed_to
+from grader.server.exam_gate import address_of, closed_to, run_refusal
 from grader.server.exercise_view import Work, exercise_view
 from grader.server.inputs import Refused
 from grader.server.tokens import Caller
@@ -150,6 +150,9 @@ async def run_visible(request: Request, caller: Caller) -> Response:
     if isinstance(sent, Response):
         return sent
     code, base = sent
+    closed = await run_in_threadpool(run_refusal, server, caller, exercise, time.time(), address_of(request))
+    if closed is not None:
+        return await exercise_view(request, caller, Work(code, base, error=closed.reason), closed.status)
     runs = runs_of(request)
     if runs.waiting >= MOST_WAITING:
         return await exercise_view(request, caller, Work(code, base, error=(
@@ -184,7 +187,7 @@ async def save_draft(request: Request, caller: Caller) -> Response:
     if isinstance(sent, Response):
         return sent
     code, base = sent
-    closed = closed_to(server, caller, exercise, time.time())
+    closed = await run_in_threadpool(closed_to, server, caller, exercise, time.time(), address_of(request))
     if closed is not None:
         return _refused(request, closed)
     try:

@@ -64,3 +64,40 @@ def json_call(served: Served, method: str, path: str, token: str, body: object =
     data = json.dumps(body).encode() if body is not None else (b"{}" if method == "POST" else None)
     answer = served.call(method, path, token, data, "application/json" if data is not None else None)
     return answer.status, answer.body
+
+
+def move_start_back(served: Served, exam: str, minutes: float, student: str | None = None) -> None:
+    """The exam's starts (one student's, or every one) moved back in the server's own database, as time
+    would move them: the server's clock stays the only clock, and nothing else is faked."""
+    from grader.server.state import State
+
+    state = State(served.state)
+    try:
+        with state.transaction() as db:
+            db.execute("UPDATE exam_starts SET started_at = ? WHERE exam = ?" + (" AND student = ?" if student else ""),
+                       (time.time() - minutes * 60, exam, *((student,) if student else ())))
+    finally:
+        state.close()
+
+
+def handed_in_at_the_end(served: Served, student: str, exam: str, exercise: str, code: str, minutes: float) -> int:
+    """A student's exam run to its end: started, `code` saved, the start moved `minutes` back (past the
+    end); the number of the submission the end hands in from the last save."""
+    token = served.token(student)
+    assert json_call(served, "POST", f"/api/exams/{exam}/start", token)[0] == 200
+    status, body = json_call(served, "PUT", f"/api/drafts/{exercise}", token, {"code": code, "base": 0})
+    assert status == 200, body
+    move_start_back(served, exam, minutes, student)
+    return wait_for_hand_in(served, exercise)
+
+
+def wait_for_hand_in(served: Served, exercise: str, timeout: float = 60) -> int:
+    staff = served.token("exam-sweep-watcher", staff=True)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = served.call("GET", f"/api/submissions?exercise={exercise}", staff).body
+        listed = found["submissions"] if isinstance(found, dict) else found
+        if listed:
+            return int(listed[-1]["id"])
+        time.sleep(0.2)
+    raise AssertionError(f"the exam's end handed nothing in for {exercise}")

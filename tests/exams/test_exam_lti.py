@@ -3,11 +3,12 @@ link ending in /exams/ID, signs the learner in and opens the exam's page; a link
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import pytest
 
-from tests.exams.conftest import exam_course
+from tests.exams.conftest import exam_course, move_start_back, wait_for_hand_in
 from tests.lti.platform import CLAIM, Browser, Platform
 from tests.server.conftest import Served
 
@@ -58,7 +59,14 @@ def test_an_exam_s_scores_reach_the_lms_only_when_its_results_show(lms: tuple[Pl
     platform, served = lms
     ida = Browser(platform)
     assert ida.sign_in(sub="user-ida", exercise="add-b").status_code == 303  # an exercise of `quiet`
-    assert submit(ida, "add-b", ADD).status_code == 303
+    assert submit(ida, "add-b", ADD).status_code == 403  # an exam's work is handed in by its end only
+    csrf = re.search(r'name="csrf" value="([\w-]+)"', ida.get("/exams/quiet").text)[1]  # type: ignore[index]
+    assert ida.session.post(f"{served.url}/exams/quiet/start", data={"csrf": csrf}, allow_redirects=False).ok
+    saved = ida.session.put(f"{served.url}/drafts/add-b", json={"code": ADD, "base": 0},
+                            headers={"X-CSRF-Token": csrf, "Origin": served.url})
+    assert saved.status_code == 200, saved.text
+    move_start_back(served, "quiet", 61)
+    wait_for_hand_in(served, "add-b")
     assert graded_scores(ida, "add-b") == [""]  # feedback: none, on the LMS's page as on the server's
     prof = served.token("prof", staff=True)
     assert served.call("POST", "/api/lti/sync", prof).status == 200

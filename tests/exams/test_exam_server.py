@@ -9,7 +9,7 @@ import time
 import urllib.parse
 
 from grader.server.state import State
-from tests.exams.conftest import json_call
+from tests.exams.conftest import handed_in_at_the_end, json_call
 from tests.server.conftest import ADD, Served, signed_in
 
 WORK = "# saved as typed\n" + ADD
@@ -116,8 +116,7 @@ def test_two_tabs_saving_alternately_lose_nothing_the_last_receipt_holds(course:
 
 def test_with_feedback_hidden_no_score_reaches_the_student_before_results_at(course: Served) -> None:
     hana, prof = course.token("hana"), course.token("prof", staff=True)
-    assert json_call(course, "POST", "/api/exams/quiet/start", hana)[0] == 200
-    number = course.submit(hana, "add-b", ADD).body["id"]
+    number = handed_in_at_the_end(course, "hana", "quiet", "add-b", ADD, minutes=61)
     assert course.wait(prof, number)["report"]["score"] == 4.0  # staff see it all
     status, mine = json_call(course, "GET", f"/api/submissions/{number}", hana)
     assert status == 200 and mine["status"] == "done" and mine["report"] is None and mine["counted_score"] is None
