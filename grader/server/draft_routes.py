@@ -13,9 +13,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute
 
-from grader.server import drafts, exams, exams_store, inputs
+from grader.server import drafts, inputs
 from grader.server.access import SIGNED_IN, route
-from grader.server.exam_gate import address_of, closed_to
+from grader.server.exam_gate import address_of, after_save, closed_to
 from grader.server.inputs import Refused
 from grader.server.roles import Caller
 from grader.server.web import Reply, Server, csrf_ok, error, refused, server_of
@@ -61,22 +61,10 @@ async def put_draft(request: Request, caller: Caller) -> Response:
         return Reply({"error": "saved meanwhile from another page: this is the draft as the server holds it",
                       "current": current}, status_code=409)
     answer: dict[str, Any] = {"receipt": draft.receipt(), "server_time": drafts.iso(time.time())}
-    exam = await run_in_threadpool(_exam_after_save, server, caller, draft, address)
+    exam = await run_in_threadpool(after_save, server, caller, draft, address)
     if exam:
         answer["exam"] = exam
     return Reply(answer)
-
-
-def _exam_after_save(server: Server, caller: Caller, draft: drafts.Draft, address: str | None) -> dict[str, Any]:
-    """A save of an exam's work, in its log; and the time left, which the page's timer takes again."""
-    exam = server.rules.exams.of_exercise(draft.exercise)
-    begun = exams_store.started(server.state, exam.id, caller.student) if exam else None
-    if exam is None or begun is None:
-        return {}
-    now = time.time()
-    exams_store.contact(server.state, exam, begun, now, address, "save", {**draft.receipt()})
-    return {"id": exam.id, "seconds_left": exams.seconds_left(exam, caller.student, begun.started_at, now),
-            "ends_at": drafts.iso(exams.ends_at(exam, caller.student, begun.started_at))}
 
 
 async def put_draft_from_page(request: Request, caller: Caller) -> Response:

@@ -6,9 +6,13 @@ pure functions in exams.py; this reads the server's exams and starts for them.""
 
 from __future__ import annotations
 
+import time
+from typing import Any
+
 from starlette.requests import Request
 
 from grader.server import exams, exams_store
+from grader.server.drafts import Draft, iso
 from grader.server.inputs import Refused
 from grader.server.roles import Caller
 from grader.server.web import Server
@@ -35,6 +39,18 @@ def closed_to(server: Server, caller: Caller, exercise: str, now: float,
 def address_of(request: Request) -> str | None:
     """The client's address as the server's socket sees it (a proxy's own, behind one)."""
     return request.client.host if request.client else None
+
+
+def after_save(server: Server, caller: Caller, draft: Draft, address: str | None) -> dict[str, Any]:
+    """A save of an exam's work, in its log; and the time left, which the page's timer takes again."""
+    exam = server.rules.exams.of_exercise(draft.exercise)
+    begun = exams_store.started(server.state, exam.id, caller.student) if exam else None
+    if exam is None or begun is None:
+        return {}
+    now = time.time()
+    exams_store.contact(server.state, exam, begun, now, address, "save", {**draft.receipt()})
+    return {"id": exam.id, "seconds_left": exams.seconds_left(exam, caller.student, begun.started_at, now),
+            "ends_at": iso(exams.ends_at(exam, caller.student, begun.started_at))}
 
 
 def hand_in_refusal(server: Server, caller: Caller, exercise: str) -> Refused | None:

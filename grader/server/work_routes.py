@@ -30,7 +30,7 @@ from grader.errors import GraderError
 from grader.server import drafts
 from grader.server.access import SIGNED_IN, route
 from grader.server.actions import accept_upload
-from grader.server.exam_gate import address_of, closed_to, run_refusal
+from grader.server.exam_gate import address_of, after_save, closed_to, run_refusal
 from grader.server.exercise_view import Work, exercise_view
 from grader.server.inputs import Refused
 from grader.server.tokens import Caller
@@ -199,8 +199,9 @@ async def save_draft(request: Request, caller: Caller) -> Response:
                           "current": current}, status_code=409)
         # The text sent stays in the editor, edited now from the draft it would replace: saving again keeps it.
         return await exercise_view(request, caller, Work(code, int(current["revision"]), conflict=current), 409)
+    exam = await run_in_threadpool(after_save, server, caller, draft, address_of(request))  # in the exam's log
     if _wants_json(request):
-        return Reply({"receipt": draft.receipt(), "server_time": drafts.iso(time.time())})
+        return Reply({"receipt": draft.receipt(), "server_time": drafts.iso(time.time()), **({"exam": exam} if exam else {})})
     return RedirectResponse(f"/exercises/{quote(exercise, safe='')}#saved", status_code=303)
 
 

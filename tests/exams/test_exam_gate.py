@@ -33,4 +33,8 @@ def test_an_exam_closes_its_exercise_page_its_uploads_and_its_runs(course: Serve
     assert course.submit(ivy, "add-b", ADD).status == 403  # started or not: the end hands the work in
     assert form(course, ivy, "/exercises/add-b/hand-in", {"code": ADD, "base": "0"})[0] == 403
     assert course.submit(staff, "add-b", ADD).status == 202
+    # A save from the exercise's own page is a save of the exam's work: in its log, as the exam page's are.
+    assert form(course, ivy, "/exercises/add-b/draft", {"code": ADD, "base": "0"})[0] == 303
+    log = json_call(course, "GET", "/api/exams/quiet/log?student=ivy", staff)[1]
+    assert [e["revision"] for e in log["students"][0]["events"] if e["what"] == "save"] == [1]
     assert "Traceback" not in course.errors.read_text()
