@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import resource
 import shutil
 import sqlite3
 import subprocess
@@ -53,6 +54,7 @@ class Run:
     worker_cpu: float  # the workers' own CPU for the gradings (checks, sandbox set-up and clean-up, results)
     machine_cpu: float  # every CPU of the machine busy during the command, whoever it served
     workers: int
+    total_cpu: float = 0.0  # every process of the batch (main, workers, servers, sandboxes), reaped in turn
 
     @property
     def bound(self) -> float:
@@ -106,16 +108,21 @@ def run_batch(folder: Path, exercises: Path, out: Path, workers: int, fork_serve
     # As on a user's machine, which does not set PYTHONDONTWRITEBYTECODE (this workplace does).
     env = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
            "GRADER_FORK_SERVER": "on" if fork_server else "off"}
-    started, busy = time.monotonic(), _machine_busy()
+    started, busy, ours = time.monotonic(), _machine_busy(), _children_cpu()
     subprocess.run([sys.executable, "-m", "grader", "batch", str(folder), "--exercises", str(exercises), "--out",
                     str(out), "--workers", str(workers)], check=True, stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL, cwd=ROOT, env=env)
-    wall, busy = time.monotonic() - started, _machine_busy() - busy
+    wall, busy, ours = time.monotonic() - started, _machine_busy() - busy, _children_cpu() - ours
     with sqlite3.connect(out / "results.sqlite") as db:
         gradings, sandbox, own = db.execute(
             "SELECT COUNT(*), SUM(cpu_seconds), SUM(grader_cpu_seconds) FROM gradings WHERE worker != '-'").fetchone()
         tests = db.execute("SELECT SUM(cpu_seconds) FROM outcomes").fetchone()[0]
-    return Run(wall, gradings, tests or 0.0, sandbox or 0.0, own or 0.0, busy, workers)
+    return Run(wall, gradings, tests or 0.0, sandbox or 0.0, own or 0.0, busy, workers, ours)
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _machine_busy() -> float:
@@ -209,18 +216,29 @@ START_TARGET = 2.0  # issue 47: seconds of a batch's fixed start
 PER_GRADING_TARGET = 1.2  # issue 47: a grading's cost (the line's slope) / the ideal's per grading
 
 
-def print_line(runs: list[Run]) -> None:
-    """The data course's batch as a line, wall = start + per_grading x gradings (least squares over the
-    sizes run), against the ideal's per grading (tests' CPU / workers / gradings, over every run)."""
-    xs, ys = [run.gradings for run in runs], [run.wall for run in runs]
+def fit(xs: list[int], ys: list[float]) -> tuple[float, float]:
+    """(intercept, slope) of the least-squares line through the points."""
     mean_x, mean_y = sum(xs) / len(xs), sum(ys) / len(ys)
     slope = sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys)) / sum((x - mean_x) ** 2 for x in xs)
-    start = mean_y - slope * mean_x
+    return mean_y - slope * mean_x, slope
+
+
+def print_line(runs: list[Run]) -> None:
+    """The data course's batch as a line, wall = start + per_grading x gradings (least squares over the
+    sizes run), against the ideal's per grading (tests' CPU / workers / gradings, over every run). The same
+    line for the batch's own CPU / workers (every process of it): what the wall would be on cores of its
+    own, whatever else the machine ran meanwhile."""
+    xs = [run.gradings for run in runs]
+    start, slope = fit(xs, [run.wall for run in runs])
+    cpu_start, cpu_slope = fit(xs, [run.total_cpu / run.workers for run in runs])
     ideal = sum(run.tests_cpu / run.workers for run in runs) / sum(xs)
-    print(f"{'data course, fork server on':<28} {'gradings':>9} {'wall s':>8} {'ideal s':>8} {'fitted s':>9}")
+    print(f"{'data course, fork server on':<28} {'gradings':>9} {'wall s':>8} {'ideal s':>8} {'fitted s':>9} "
+          f"{'own CPU/workers s':>18} {'machine CPU s':>14}")
     for run in runs:
         print(f"{'':<28} {run.gradings:>9} {run.wall:>8.1f} {run.tests_cpu / run.workers:>8.1f} "
-              f"{start + slope * run.gradings:>9.1f}")
+              f"{start + slope * run.gradings:>9.1f} {run.total_cpu / run.workers:>18.1f} {run.machine_cpu:>14.1f}")
+    print(f"the same line in the batch's own CPU / workers: start {cpu_start:.2f} s, per grading "
+          f"{cpu_slope * 1000:.0f} ms = {cpu_slope / ideal:.2f} x the ideal's")
     print(f"data course's batch as a line: start {start:.2f} s (target <= {START_TARGET:.0f} s): "
           f"{'met' if start <= START_TARGET else 'not met'}; per grading {slope * 1000:.0f} ms = "
           f"{slope / ideal:.2f} x the ideal's {ideal * 1000:.0f} ms (target <= {PER_GRADING_TARGET}): "

@@ -82,11 +82,17 @@ def widen(*pipes: int) -> None:
 
 
 def send(fd: int, frame: bytes | list[bytes]) -> None:
+    """Write every part in order with one writev: the sandbox, blocked reading, wakes once per request, not
+    once per part (each wake-up cost both sides ~0.1 ms of CPU)."""
+    views = [memoryview(part) for part in ([frame] if isinstance(frame, bytes) else frame) if len(part)]
     try:
-        for part in [frame] if isinstance(frame, bytes) else frame:
-            view = memoryview(part)
-            while view:  # a write into a full pipe can end part-way (a signal): the rest follows
-                view = view[os.write(fd, view):]
+        while views:
+            count = os.writev(fd, views[:1024])
+            while views and count >= len(views[0]):  # a write into a full pipe can end part-way: the rest follows
+                count -= len(views[0])
+                views.pop(0)
+            if views and count:
+                views[0] = views[0][count:]
     except (BrokenPipeError, OSError):
         pass  # the sandbox died; the read of its reply reports it
 
