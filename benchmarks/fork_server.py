@@ -3,7 +3,7 @@ one run, for the N-Queens class (the bundled exercises) and for the data course 
 numpy and pandas in every sandbox). Prints its figures and the command that made them.
 
     .venv/bin/python benchmarks/fork_server.py [--workers 2] [--students 60] [--data-students 60] [--seed 1]
-                                               [--only n-queens|data]
+                                               [--only n-queens|data|line] [--line 15,30,60]
 
 The classes: benchmarks/batch.py's mix for the N-Queens exercises; for the data course every student hands
 in an accepted reference (a wrong one in one case out of six), each file made distinct by a comment. No
@@ -19,6 +19,13 @@ starts add, which unlike wall time does not depend on what else the machine runs
 workers' own share of each grading; 'machine CPU' is every core's busy time during the command, ours or
 another program's (near wall x cores: the machine was busy, and not only with us); 'own CPU/ideal' =
 (sandbox + workers CPU) / workers / ideal, the ratio a machine of our own would bound wall / ideal by.
+
+The data course's batch as a line (issue 47): batches of the data course at the --line class sizes, fork
+server on, in this one run; least squares wall = start + per_grading x gradings. Targets: start <= 2 s,
+per_grading <= 1.2 x the ideal's per grading (tests' CPU / workers / gradings, over those runs). The same
+line is fitted to the batch's own CPU / workers (every process of it, reaped: main, workers, fork servers,
+sandboxes), which the machine's other load does not move: what the wall would be on cores of its own.
+Children run without PYTHONDONTWRITEBYTECODE, as on a user's machine.
 """
 
 from __future__ import annotations
