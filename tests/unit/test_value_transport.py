@@ -78,3 +78,30 @@ def test_a_million_floats_answer_is_read_without_the_depth_walk_refusing_it() ->
     buffer = bytearray(text + b"\0" + struct.pack(f"<{count}d", *range(count)))
     decoded = replies._decode_result(wire.Attached(buffer, 0))
     assert not decoded.get("unreadable") and len(decoded["value"]) == count and decoded["value"][-1] == count - 1
+
+
+def test_tests_given_inputs_of_one_size_each_see_their_own_and_nothing_of_the_last() -> None:
+    """The harness fills the last request's buffer again for an input of exactly its size: each test sees
+    its own numbers, one that changed its input in place changes nothing the next one sees, and an input
+    of another size gets a buffer of its own."""
+    from grader.model import Limits
+    from grader.sandbox import ProcessBackend
+    from grader.sandbox.isolation import detect
+
+    source = ("def f(xs):\n    first = xs[0]\n    xs[0] = -1.0\n    return [first, len(xs), sum(xs[1:])]\n")
+    setup = {"mode": "module", "source": source, "prelude": "", "test_setup": "", "entry": "f", "forbid": [],
+             "modules": [], "name": "", "load_cpu": 2.0, "margin": 1.2}
+    session = ProcessBackend(detect()).start(Limits())
+    try:
+        assert session.load(setup, 30).data == {"loaded": True}
+        for seq, (start, count) in enumerate([(1, 5000), (2, 5000), (3, 3000), (4, 5000)], 1):
+            numbers = [float(start + i) for i in range(count)]
+            request = {"seq": seq, "call": "f(xs)", "stdin": "", "compare": "value", "cpu": 2.0, "margin": 1.2,
+                       "memory": 256 << 20, "output": 64 << 10, "given": {"xs": None},
+                       "given_raw": [("xs", "list", "d", (count,), 0)],
+                       "attachments": [struct.pack(f"<{count}d", *numbers)]}
+            reply = session.run(request, 30)
+            assert reply.failure == "" and reply.data is not None, reply
+            assert json.loads(reply.data["result"])["value"] == [numbers[0], count, sum(numbers[1:])], seq
+    finally:
+        session.close()
