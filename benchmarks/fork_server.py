@@ -193,9 +193,10 @@ def main() -> None:
     print(f"command: .venv/bin/python benchmarks/fork_server.py --workers {args.workers} --students "
           f"{args.students} --data-students {args.data_students} --seed {args.seed} --line "
           f"{','.join(map(str, args.line))!r}" + (f" --only {args.only}" if args.only else ""))
-    print(f"{'class':<12} {'fork server':>11} {'gradings':>9} {'wall s':>8} {'tests CPU s':>12} {'ideal s':>8} "
-          f"{'wall/ideal':>11} {'sandbox CPU s':>14} {'sandbox/tests':>14} {'workers CPU s':>14} "
-          f"{'machine CPU s':>14} {'own CPU/ideal':>14}")
+    if results:
+        print(f"{'class':<12} {'fork server':>11} {'gradings':>9} {'wall s':>8} {'tests CPU s':>12} {'ideal s':>8} "
+              f"{'wall/ideal':>11} {'sandbox CPU s':>14} {'sandbox/tests':>14} {'workers CPU s':>14} "
+              f"{'machine CPU s':>14} {'own CPU/ideal':>14}")
     for (name, fork_server), run in results.items():
         print(f"{name:<12} {'on' if fork_server else 'off':>11} {run.gradings:>9} {run.wall:>8.1f} "
               f"{run.tests_cpu:>12.1f} {run.tests_cpu / run.workers:>8.1f} {run.ratio:>11.2f} "
