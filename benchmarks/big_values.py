@@ -250,8 +250,8 @@ def main() -> None:
     if args.rounds < 1:
         parser.error("--rounds must be at least 1")
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # as on a user's machine: no child is told not to cache
-    print(f"python benchmarks/big_values.py --rounds {args.rounds}  ({platform.node()}, "
-          f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())})")
+    print(f"python benchmarks/big_values.py --rounds {args.rounds}  ({platform.node()}, {os.cpu_count()} cores, "
+          f"load {os.getloadavg()[0]:.2f}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())})")
     ms = 1000.0
     python = environment_of_course(ROOT / "examples" / "data-course" / "exercises").path / "bin" / "python"
     fixed_parts = measure("fixed", "import numpy as np\ndef f(xs):\n    return 0.0\n", "array", 10,
