@@ -1,7 +1,7 @@
 """The API of drafts (drafts.py): `GET /api/drafts/{exercise}` reads the caller's own, `PUT` saves it and
 answers with a receipt, 409 with the draft as it is when the save was edited from an older revision. A
-page saves through `PUT /drafts/{exercise}`: the same save, for a signed-in browser, with the page's CSRF
-token in an X-CSRF-Token header (the API takes changes from a Bearer token only)."""
+signed-in page saves through the form `POST /exercises/{exercise}/draft` (work_routes.py): the same save,
+by the same rules (exam_gate.py)."""
 
 from __future__ import annotations
 
@@ -18,10 +18,9 @@ from grader.server.access import SIGNED_IN, route
 from grader.server.exam_gate import address_of, after_save, closed_to
 from grader.server.inputs import Refused
 from grader.server.roles import Caller
-from grader.server.web import Reply, Server, csrf_ok, error, refused, server_of
+from grader.server.web import Reply, Server, refused, server_of
 
 SHAPE = '{"code": the work as text, "base": the revision it was edited from (0 for none)}'
-CSRF_HEADER = "x-csrf-token"
 
 
 def _exercise(server: Server, request: Request) -> str:
@@ -67,14 +66,6 @@ async def put_draft(request: Request, caller: Caller) -> Response:
     return Reply(answer)
 
 
-async def put_draft_from_page(request: Request, caller: Caller) -> Response:
-    if not csrf_ok(request, request.headers.get(CSRF_HEADER)):
-        return error(403, "the page's CSRF token is missing or stale: reload the page")
-    return await put_draft(request, caller)
-
-
 def draft_routes() -> list[BaseRoute]:
     return [route("/api/drafts/{exercise}", get_draft, ["GET"], SIGNED_IN),
-            route("/api/drafts/{exercise}", put_draft, ["PUT"], SIGNED_IN),
-            route("/drafts/{exercise}", put_draft_from_page, ["PUT"], SIGNED_IN, answer="page",
-                  proof="the page's CSRF token (X-CSRF-Token)")]
+            route("/api/drafts/{exercise}", put_draft, ["PUT"], SIGNED_IN)]

@@ -62,8 +62,8 @@ def test_an_exam_s_scores_reach_the_lms_only_when_its_results_show(lms: tuple[Pl
     assert submit(ida, "add-b", ADD).status_code == 403  # an exam's work is handed in by its end only
     csrf = re.search(r'name="csrf" value="([\w-]+)"', ida.get("/exams/quiet").text)[1]  # type: ignore[index]
     assert ida.session.post(f"{served.url}/exams/quiet/start", data={"csrf": csrf}, allow_redirects=False).ok
-    saved = ida.session.put(f"{served.url}/drafts/add-b", json={"code": ADD, "base": 0},
-                            headers={"X-CSRF-Token": csrf, "Origin": served.url})
+    saved = ida.session.post(f"{served.url}/exercises/add-b/draft", data={"csrf": csrf, "code": ADD, "base": "0"},
+                             headers={"Origin": served.url, "Accept": "application/json"})
     assert saved.status_code == 200, saved.text
     move_start_back(served, "quiet", 61)
     wait_for_hand_in(served, "add-b")

@@ -158,9 +158,10 @@ def test_hostile_exam_requests_are_refused_with_a_reason(course: Served) -> None
                        content_type="application/x-www-form-urlencoded",
                        headers={**signed_in(mallory), "Origin": course.url})
     assert page.status == 403  # a CSRF token not the cookie's
-    for header in ({}, {"X-CSRF-Token": "forged"}):  # the page's save: its CSRF token in a header
-        saved = course.call("PUT", "/drafts/add-c", body=b'{"code": "", "base": 0}', content_type="application/json",
-                            headers={**signed_in(mallory), "Origin": course.url, **header})
+    for fields in ({"code": "", "base": "0"}, {"code": "", "base": "0", "csrf": "forged"}):  # the page's save
+        saved = course.call("POST", "/exercises/add-c/draft", body=urllib.parse.urlencode(fields).encode(),
+                            content_type="application/x-www-form-urlencoded",
+                            headers={**signed_in(mallory), "Origin": course.url, "Accept": "application/json"})
         assert saved.status == 403, saved.body
     broken = course.root / "exams" / "broken.yaml"
     broken.write_text("exercises: [add]\nduraton: 5\n")

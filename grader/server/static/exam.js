@@ -65,10 +65,9 @@
       if (busy) { again = true; return; }
       busy = true;
       var sent = performance.now();
-      fetch("/drafts/" + encodeURIComponent(exercise), {
-        method: "PUT", credentials: "same-origin",
-        headers: {"Content-Type": "application/json", "X-CSRF-Token": csrf, Accept: "application/json"},
-        body: JSON.stringify({code: box.value, base: parseInt(box.getAttribute("data-revision"), 10)})
+      fetch("/exercises/" + encodeURIComponent(exercise) + "/draft", {
+        method: "POST", credentials: "same-origin", headers: {Accept: "application/json"},
+        body: new URLSearchParams({csrf: csrf, code: box.value, base: box.getAttribute("data-revision")})
       }).then(function (r) {
         return r.json().then(function (body) { return {status: r.status, body: body}; });
       }).then(function (answer) {
