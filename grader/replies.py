@@ -143,10 +143,11 @@ def _decode_result(result: object) -> dict[str, object]:
     """The test child's own report (JSON, its value tagged, then its raw numbers: Attached), never evaluated,
     only parsed; a str from a reply that carries it in its text reads the same way."""
     why: list[str] = []
+    flat: set[int] = set()  # the lists made from raw numbers: numbers only, nothing nested to walk
     if isinstance(result, Attached):
         if result.start >= len(result.buffer):
             return {}
-        decoded = decode(result.buffer, result.start, why=why)
+        decoded = decode(result.buffer, result.start, why=why, flat=flat)
     elif type(result) is str and result:
         decoded = decode(result[:REPLY_CAP].encode("utf-8", "surrogatepass"), why=why)
     else:
@@ -154,13 +155,14 @@ def _decode_result(result: object) -> dict[str, object]:
     if not isinstance(decoded, dict):
         because = f": {why[0]}" if why else ""
         return {"unreadable": True, "message": f"the test process wrote an unreadable result{because}"}
-    if "value" in decoded and _depth(decoded["value"]) > VALUE_DEPTH:
+    if "value" in decoded and _depth(decoded["value"], flat) > VALUE_DEPTH:
         return {"unreadable": True, "message": f"the returned value is nested more than {VALUE_DEPTH} deep"}
     return decoded
 
 
-def _depth(value: object) -> int:
-    """How deeply `value` nests (a scalar is 0), level by level without recursion; stops past VALUE_DEPTH."""
+def _depth(value: object, flat: set[int] | frozenset[int] = frozenset()) -> int:
+    """How deeply `value` nests (a scalar is 0), level by level without recursion; stops past VALUE_DEPTH.
+    The lists whose ids are in `flat` hold numbers only: their items are not walked."""
     depth, level = 0, [value]
     while depth <= VALUE_DEPTH:
         if _NESTING.isdisjoint(set(map(type, level))):  # a flat level (a million floats): no comprehension over it
@@ -171,6 +173,8 @@ def _depth(value: object) -> int:
         depth += 1
         level = []
         for container in containers:
+            if id(container) in flat:
+                continue
             if type(container) is dict:
                 level += container.keys()  # type: ignore[attr-defined]
                 level += container.values()  # type: ignore[attr-defined]

@@ -156,6 +156,13 @@ def run_serve(args: argparse.Namespace) -> ExitCode:
 
     course = Course.at(args.exercises)
     rules = load_rules(course.exercises_dir.parent / COURSE_FILE)
+    from dataclasses import replace
+
+    from grader.server.exams_spec import EXAMS_FOLDER, ExamBook
+
+    rules = replace(rules, exams=ExamBook(course.exercises_dir.parent / EXAMS_FOLDER, course.exercises_dir))
+    for problem in rules.exams.problems():  # the exam is not given until it is fixed (GET /api/exams: staff)
+        print(f"exam not given: {problem}", file=sys.stderr)
     # Servers sharing a database are told apart by host and port: a restarted one takes back its own rows.
     name = args.name or f"{socket.gethostname()}:{args.port}"
     from grader.server.backup import Source, before_upgrade

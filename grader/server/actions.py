@@ -20,6 +20,7 @@ from starlette.responses import Response
 from grader.errors import GraderError
 from grader.kinds import kind_of
 from grader.server import inputs
+from grader.server.exam_gate import hand_in_refusal
 from grader.server.group_commit import NotAdmitted
 from grader.server.inputs import Refused
 from grader.server.state import Override
@@ -58,6 +59,9 @@ async def accept_upload(server: Server, caller: Caller, request: Request,
         return Accepted(refusal=too_large(server))
     if exercise_id not in server.exercises.ids():
         return Accepted(refusal=error(404, f"no exercise {exercise_id!r} in this course"))
+    closed = hand_in_refusal(server, caller, exercise_id)  # an exam's work is handed in by its end
+    if closed is not None:
+        return Accepted(refusal=error(closed.status, closed.reason))
     try:
         exercise = server.exercises.get(exercise_id)[0]
     except GraderError:  # its reason names the course's files: staff read it in a submission's error

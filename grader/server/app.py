@@ -17,10 +17,13 @@ from starlette.types import ASGIApp
 from grader.server.access import table
 from grader.server.analytics_routes import analytics_routes
 from grader.server.api_routes import api_routes
+from grader.server.assets import asset_routes
+from grader.server.draft_routes import draft_routes
 from grader.server.guards import BoundedBody, SameOrigin
 from grader.server.pages import page_routes
 from grader.server.review_routes import review_routes
 from grader.server.web import Changes, Part, Server
+from grader.server.work_routes import work_routes
 
 __all__ = ["Changes", "Server", "access_table", "make_app", "parts_of", "routes_of"]
 
@@ -28,15 +31,18 @@ MULTIPART_OVERHEAD = 64 * 1024  # the form's boundaries and small fields, beyond
 
 
 def parts_of(server: Server) -> list[Part]:
-    """The add-ons every server carries: the LTI 1.3 tool (the LMS's launches, deep linking, the JWKS)."""
+    """The add-ons every server carries: the LTI 1.3 tool (the LMS's launches, deep linking, the JWKS), and
+    the exams' desk (their routes, and the sweep that grades a student's last saved work at their end)."""
     from grader.platforms.lti.routes import Tool
+    from grader.server.exam_routes import ExamDesk
 
-    return [Tool(server)]
+    return [Tool(server), ExamDesk(server)]
 
 
 def routes_of(parts: list[Part]) -> list[BaseRoute]:
     # reviews' pages before page_routes' /staff/students/{path}
-    return [*api_routes(), *analytics_routes(), *review_routes(), *page_routes(),
+    return [*api_routes(), *draft_routes(), *analytics_routes(), *review_routes(), *page_routes(),
+            *work_routes(), *asset_routes(),
             *(route for part in parts for route in part.routes())]
 
 

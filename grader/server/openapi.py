@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from grader.outputs import NEEDS_ROSTER, SERVED_GRADEBOOKS
+from grader.server.openapi_drafts import draft_paths
+from grader.server.openapi_exams import exam_paths
 from grader.server.openapi_lti import lti_paths
 from grader.server.openapi_parts import WHY, errors, json_answer, query, ref
 from grader.server.openapi_reviews import review_paths
@@ -149,6 +151,8 @@ def document() -> dict[str, Any]:
                 **errors(401, 403, 404, 422)},
         }},
     }
+    paths.update(draft_paths(exercise))
+    paths.update(exam_paths())
     paths.update(lti_paths(exercise))
     paths.update(review_paths(number, exercise))
     for operations in paths.values():  # the body's bound and the connections' cap come before any route

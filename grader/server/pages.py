@@ -26,8 +26,19 @@ from starlette.routing import BaseRoute
 from grader.server import reviews
 from grader.server.access import ANYONE, INSTRUCTOR, SIGNED_IN, STAFF_ONLY, route
 from grader.server.actions import accept_upload, override_of
+from grader.server.exercise_view import exercise_view, history
 from grader.server.tokens import Caller
-from grader.server.web import COOKIE, HEADERS, Server, csrf_ok, forbidden, not_found, page, server_of, set_cookie
+from grader.server.web import (
+    COOKIE,
+    HEADERS,
+    Server,
+    csrf_ok,
+    forbidden,
+    not_found,
+    page,
+    server_of,
+    set_cookie,
+)
 
 LIVE_SCRIPT = (Path(__file__).parent / "static" / "live.js").read_bytes()
 
@@ -36,15 +47,6 @@ async def live_script(request: Request, caller: Caller | None) -> Response:
     """The one script the pages use: parts marked data-live are fetched again and swapped in place."""
     return Response(LIVE_SCRIPT, media_type="text/javascript", headers={
         "X-Content-Type-Options": "nosniff", "Cache-Control": "max-age=3600"})
-
-
-def history(request: Request, caller: Caller, student: str) -> list[dict[str, object]]:
-    """A student's submissions, newest first, as `caller` may see them (views.shown: the one rule)."""
-    from grader.server.views import shown_all
-
-    server = server_of(request)
-    return shown_all(server.state, server.rules, caller, server.state.list(student=student)[::-1], time.time(),
-                     server.private)
 
 
 # ---------------------------------------------------------------- pages
@@ -85,50 +87,8 @@ async def me(request: Request, caller: Caller) -> Response:
                 submissions=history(request, caller, caller.student), error="")
 
 
-def span(seconds: float) -> str:
-    """A stretch of time as a person reads it, to its two largest units: 2 d 3 h, 9 d, 59 min 58 s."""
-    seconds = max(0, int(seconds))
-    parts = [(seconds // 86400, "d"), (seconds % 86400 // 3600, "h"), (seconds % 3600 // 60, "min"), (seconds % 60, "s")]
-    first = next((i for i, (amount, _) in enumerate(parts) if amount), len(parts) - 1)
-    return " ".join(f"{amount} {unit}" for amount, unit in parts[first:first + 2] if amount) or "0 s"
-
-
-def exercise_facts(request: Request, caller: Caller, exercise_id: str) -> dict[str, Any]:
-    """What the exercise's page says to `caller` now: its statement, their deadline (extensions included)
-    and the time left, the late rule, and what the rate rule leaves them (staff: no limit)."""
-    from grader.outputs.html.markdown import markdown_html
-    from grader.server.views import allowance
-
-    server = server_of(request)
-    now = time.time()
-    exercise = server.exercises.get(exercise_id, caller.student)[0]  # params: the caller's own variant
-    rules = server.rules.of(exercise_id)
-    lateness = server.rules.lateness(caller.student, exercise_id, now)
-    deadline = lateness.deadline
-    left = None if caller.staff else allowance(server.state, server.rules, caller.student, exercise_id, now)
-    return {"id": exercise_id, "title": exercise.title, "statement": markdown_html(exercise.statement), "deadline": deadline,
-            "remaining": span(deadline - now) if deadline is not None and deadline > now else None,
-            "late": rules.late, "cutoff": server.rules.cutoff_of(caller.student, exercise_id), "too_late": lateness.too_late and not caller.staff, "allowance": left,
-            "window": span(left.window) if left is not None else None,
-            "frees_in": span(left.frees_at - now) if left is not None and left.frees_at is not None else None}
-
-
 async def exercise_page(request: Request, caller: Caller) -> Response:
-    from starlette.concurrency import run_in_threadpool
-
-    from grader.errors import GraderError
-
-    server = server_of(request)
-    exercise_id = request.path_params["exercise"]
-    if exercise_id not in server.exercises.ids():
-        return not_found(request, "No such exercise.")
-    try:
-        facts = await run_in_threadpool(exercise_facts, request, caller, exercise_id)
-    except GraderError:
-        return page(request, "message.html.j2", 503, title="Not available",
-                    message="This exercise cannot be shown right now; staff can see why.")
-    mine = [s for s in history(request, caller, caller.student) if s["exercise"] == exercise_id]
-    return page(request, "exercise.html.j2", exercise=facts, submissions=mine, staff=caller.staff)
+    return await exercise_view(request, caller)
 
 
 async def submit(request: Request, caller: Caller) -> Response:
@@ -210,7 +170,9 @@ async def staff_student(request: Request, caller: Caller) -> Response:
     values = await run_in_threadpool(class_values, server, {"name": ""})
     row = next((r for r in values["grid"].rows if r.student == student), None)
     submissions = history(request, caller, student)
-    from grader.variants.served import wrong_variant_flags  # params: a hand-in that solves a classmate's variant
+    from grader.variants.served import (
+        wrong_variant_flags,  # params: a hand-in that solves a classmate's variant
+    )
 
     flags = await run_in_threadpool(wrong_variant_flags, server.exercises, server.state, student)
     return page(request, "staff_student.html.j2", student=student, submissions=submissions, row=row,
@@ -237,8 +199,9 @@ def stored_code(server: Server, submission: Any) -> Any:
 
 
 async def staff_regrade(request: Request, caller: Caller) -> Response:
-    from grader.server.regrade import regrade
     from starlette.concurrency import run_in_threadpool
+
+    from grader.server.regrade import regrade
 
     async with request.form(max_files=0, max_fields=4) as form:
         if not csrf_ok(request, form.get("csrf")):

@@ -26,6 +26,7 @@ from typing import Any
 
 from grader.errors import UsageError
 from grader.records import record
+from grader.server.exams_spec import ExamBook
 
 HIDDEN = ("always", "after-deadline", "never")
 COUNTS = ("latest", "best")
@@ -70,6 +71,7 @@ class CourseRules:
     default: ExerciseRules = ExerciseRules()
     exercises: dict[str, ExerciseRules] = field(default_factory=dict)
     extensions: dict[str, dict[str, float]] = field(default_factory=dict)  # student -> exercise or "*" -> time
+    exams: ExamBook = field(default_factory=ExamBook)  # the course's exams/ (exams_spec.py): `grader serve` sets it
 
     def of(self, exercise: str) -> ExerciseRules:
         return self.exercises.get(exercise, self.default)

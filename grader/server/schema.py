@@ -60,6 +60,31 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             before REAL, after REAL, why TEXT NOT NULL)""",
         "CREATE INDEX audit_of ON audit (student, at)",
     ),
+    (  # 5: work in progress, saved as a student types (drafts.py): one row per student and exercise
+        """CREATE TABLE drafts (
+            student TEXT NOT NULL, exercise TEXT NOT NULL,
+            revision INTEGER NOT NULL,      -- 1, 2, ...: a save names the one it was edited from
+            code TEXT NOT NULL, sha256 TEXT NOT NULL, saved_at REAL NOT NULL,
+            PRIMARY KEY (student, exercise))""",
+    ),
+    (  # 6: exams (exams_store.py): who started which when, what they did, what was graded at their end
+        """CREATE TABLE exam_starts (
+            exam TEXT NOT NULL, student TEXT NOT NULL,
+            started_at REAL NOT NULL,       -- the server's clock: the duration runs from here
+            test_run INTEGER NOT NULL,      -- staff trying the exam: never in the gradebook
+            address TEXT, last_seen REAL NOT NULL,
+            graded_at REAL,                 -- the last drafts submitted: NULL until the end's sweep did
+            grading_by TEXT, grading_at REAL,  -- the server sweeping it (several may share a database)
+            PRIMARY KEY (exam, student))""",
+        """CREATE TABLE exam_log (          -- per student: opened, saves, disconnects, submissions, addresses
+            id INTEGER PRIMARY KEY AUTOINCREMENT, exam TEXT NOT NULL, student TEXT NOT NULL,
+            at REAL NOT NULL, what TEXT NOT NULL, detail TEXT NOT NULL)""",
+        "CREATE INDEX exam_log_of ON exam_log (exam, student, at)",
+        """CREATE TABLE exam_handins (      -- a draft submitted at a student's end: once, whatever restarts
+            exam TEXT NOT NULL, student TEXT NOT NULL, exercise TEXT NOT NULL,
+            submission BIGINT NOT NULL, revision INTEGER NOT NULL, test_run INTEGER NOT NULL,
+            PRIMARY KEY (exam, student, exercise))""",
+    ),
 )
 
 

@@ -19,6 +19,7 @@ from grader.outputs import NEEDS_ROSTER, SERVED_GRADEBOOKS
 from grader.outputs.json_report import as_json, gradebook_json
 from grader.readers import Reader, report_seen, staff_detail_json
 from grader.records import record
+from grader.server.exams_store import test_run_submissions
 from grader.server.inputs import strict_json
 from grader.server.queue import Exercises
 from grader.server.rules import CourseRules, Lateness
@@ -55,21 +56,27 @@ def seen_by_student(submission: Submission, rules: CourseRules, now: float, priv
     report = submission.report
     if report is not None:
         report = student_report(report, rules, submission.student, now)
+    if report is not None:
         report = replace(report, notes=tuple(_unpathed(n, private) for n in report.notes),
                          outcomes=tuple(_unpathed_outcome(o, private) for o in report.outcomes))
     error = _unpathed(submission.error.split(": ", 1)[0], private) if submission.error else submission.error
     return replace(submission, report=report, error=error)
 
 
-def student_report(report: Report, rules: CourseRules, student: str, now: float) -> Report:
+def student_report(report: Report, rules: CourseRules, student: str, now: float) -> Report | None:
     """The report as the student may see it now (grader.readers' rule): hidden tests' verdicts only when
-    the course's rules show them, their details never."""
-    released = rules.hidden_shown(student, report.exercise, now)
+    the course's rules show them, their details never. An exam's exercise until its results show: the
+    visible tests only, or (feedback: none) nothing at all, no score either (exams.feedback_now)."""
+    during = rules.exams.feedback_for(report.exercise, now)
+    if during == "none":
+        return None
+    released = rules.hidden_shown(student, report.exercise, now) and during == "all"
     seen = report_seen(report, Reader.STUDENT, released)
     if len(seen.outcomes) == len(report.outcomes):
         return seen
     hidden = len(report.outcomes) - len(seen.outcomes)
-    when = "after the deadline" if rules.of(report.exercise).hidden == "after-deadline" else "to staff only"
+    when = "with the exam's results" if during == "visible" else \
+        "after the deadline" if rules.of(report.exercise).hidden == "after-deadline" else "to staff only"
     note = f"{hidden} hidden test{'s' if hidden != 1 else ''} ran too; their verdicts show {when}"
     return replace(seen, notes=(*seen.notes, note))
 
@@ -95,16 +102,19 @@ def attempt_of(submission: Submission, report: Report, lateness: Lateness) -> At
 
 
 def counts_of(submissions: Iterable[Submission], rules: CourseRules, overrides: dict[tuple[str, str], Override],
-              report_of: Callable[[Submission], Report]) -> dict[tuple[str, str], Count]:
+              report_of: Callable[[Submission], Report | None]) -> dict[tuple[str, str], Count]:
     """What each (student, exercise) counts for, by grader.counting, from the graded submissions' reports as
     `report_of` shows them to their reader: staff the whole report, a student their own view of it."""
     graded: dict[tuple[str, str], list[Attempt]] = {}
     for submission in submissions:  # in the order handed in
         if submission.report is None or submission.status != "done":
             continue
+        report = report_of(submission)
+        if report is None:  # withheld from this reader (an exam's, until its results): it counts for nothing yet
+            continue
         lateness = rules.lateness(submission.student, submission.exercise, submission.submitted_at)
         where = (submission.student, submission.exercise)
-        graded.setdefault(where, []).append(attempt_of(submission, report_of(submission), lateness))
+        graded.setdefault(where, []).append(attempt_of(submission, report, lateness))
     found = {}
     for where, attempts in graded.items():
         override = overrides.get(where)
@@ -200,9 +210,12 @@ def build_gradebook(state: State, exercises: Exercises, rules: CourseRules,
         tests = [{"name": t.name, "points": t.points, "hidden": t.hidden, "big": t.big} for t in exercise.tests]
         rows.append(ExerciseRow(exercise.id, exercise.title, str(exercise.kind), digest, exercise.max_score, tests))
     known = {row.id for row in rows}
-    students = state.students() if student is None else [student]
+    trials = test_run_submissions(state)  # staff trying an exam: never in the gradebook
+    submissions = state.list(student=student)
+    tried = {s.student for s in submissions if s.id in trials} - {s.student for s in submissions if s.id not in trials}
+    students = [s for s in (state.students() if student is None else [student]) if s not in tried]
     overrides = state.overrides()
-    everything = {s.id: s for s in state.list(student=student) if s.exercise in known}
+    everything = {s.id: s for s in submissions if s.exercise in known and s.id not in trials}
     counted = counts_of(everything.values(), rules, overrides, lambda s: s.report)  # type: ignore[arg-type, return-value]
     cells: dict[tuple[str, str], Cell] = {}
     applied: list[dict[str, object]] = []

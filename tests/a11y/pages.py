@@ -70,6 +70,14 @@ def refused_submission(site: Site, driver: Driver) -> None:
     _submit(driver, "#submit")
 
 
+def ran_visible_tests(site: Site, driver: Driver) -> None:
+    """The page to work in, its visible tests run from the editor (work.js brings the result in place)."""
+    driver.get(site.served.url + "/exercises/add")
+    WebDriverWait(driver, 60).until(lambda d: d.execute_script("return !!document.querySelector('.CodeMirror')"))
+    driver.find_element(By.ID, "run").click()
+    WebDriverWait(driver, 120).until(lambda d: d.execute_script("return !!document.getElementById('run-verdict')"))
+
+
 def refused_override(site: Site, driver: Driver) -> None:
     """An override whose score is no number, through the staff's form."""
     driver.get(site.served.url + "/staff/students/bob")
@@ -120,6 +128,8 @@ PAGES = [
     Page("a student's page", "/me", "alice", shows="Your submissions"),
     Page("an exercise's page", "/exercises/add", "alice", shows="Hand-in"),
     Page("an exercise past its late cut-off", "/exercises/guess", "alice", shows="cut-off has passed"),
+    Page("the page to work in, after a run of the visible tests", ran_visible_tests, "alice",
+         shows="The visible tests on your code"),
     Page("a passed submission", "/submissions/{right}", "alice", shows="Verdict: passed"),
     Page("a late submission", "/submissions/{late}", "alice", shows="late"),
     Page("a wrong submission", "/submissions/{wrong}", "bob", shows="wrong"),

@@ -7,8 +7,10 @@ import os
 import subprocess
 import sys
 import sysconfig
+import zipfile
 from pathlib import Path
 
+from grader.server.assets import EDITOR_FOLDER, manifest
 from tests.conftest import EXERCISES, run_cli
 
 
@@ -20,6 +22,11 @@ def test_a_fresh_environment_installs_the_grader_from_the_bundle_with_no_index(t
     readme = (bundle / "README.md").read_text()
     assert f"`wheels/{wheel.name}`" in readme and "pip install --find-links wheels yaml-grader" in readme
     assert "pip install --no-index --find-links wheels yaml-grader" in readme  # and how without a network
+    with zipfile.ZipFile(wheel) as packed:  # the server's editor travels in it, every file its manifest lists
+        names = set(packed.namelist())
+        vendored = "grader/server/static/vendor/" + EDITOR_FOLDER
+        assert {f"{vendored}/{name}" for name in [*manifest()["files"], "MANIFEST.json"]} <= names
+        assert "grader/server/static/work.js" in names
 
     fresh = tmp_path / "fresh"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", fresh], check=True, timeout=120)

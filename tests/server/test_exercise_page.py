@@ -8,6 +8,7 @@ import html
 import re
 import time
 
+from grader.server.assets import EDITOR
 from tests.server.conftest import ADD, Served, signed_in
 from tests.server.test_rules import DAY, stamp
 
@@ -29,7 +30,8 @@ rules:
     alice, bob = served.token("alice"), served.token("bob")
     served.start("--workers", "1")
     before = served.call("GET", "/exercises/add", headers=signed_in(alice))
-    assert before.status == 200 and "<script" not in before.body
+    assert before.status == 200  # no inline script; only the site's own files (the editor: tests/work/)
+    assert re.findall(r"<script[^>]*>", before.body) == [f'<script src="{src}" defer>' for src in EDITOR.scripts]
     shown = text_of(before.body)
     assert "Return a + b." in shown and "<code>a + b</code>" in before.body  # the statement, as Markdown
     assert "2 d 3 h left" in shown

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from grader.errors import UsageError
 from grader.model import Exercise
-from grader.platforms.shared.course_files import course_files
+from grader.platforms.shared.course_files import course_files, course_secret_file
 from grader.platforms.shared.environment_files import environment_files
 from grader.platforms.shared.wheel import build_wheel
 from grader.records import record
@@ -45,6 +45,8 @@ def write_gradescope_bundle(exercises: list[Exercise], out: Path, *, match: tupl
     }
     for name, path in course_files(exercises).items():  # checker files and generators.py included
         entries[name] = (path.read_bytes(), READABLE)
+    for name, data in course_secret_file(exercises).items():  # each submitter's variant, computed there
+        entries[name] = (data, READABLE)
     for name, data in environment_files(exercises).items():  # setup.sh builds it when it is there
         entries[name] = (data, READABLE)
     with tempfile.TemporaryDirectory() as building:

@@ -53,7 +53,8 @@ def results(graded: list[Graded], extra_data: dict[str, object] | None = None,
             # The sandbox's layers as they were on Gradescope's machine (plain Docker: uid, seccomp, landlock).
             "isolation": sorted({item.report.isolation for item in graded if item.report.isolation}),
             "exercises": {item.exercise: {"file": item.file, "verdict": str(item.report.verdict),
-                                          "score": item.report.score, "max_score": item.report.max_score}
+                                          "score": item.report.score, "max_score": item.report.max_score,
+                                          **({"variant": item.report.variant} if item.report.variant else {})}
                           for item in graded},
         },
     }

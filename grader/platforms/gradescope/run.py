@@ -1,6 +1,7 @@
 """`grader gradescope-run`: what run_autograder does for one submission. Every exercise of the bundle is
 graded from the files in ROOT/submission/ (matched as a batch matches a student's folder), the student is
-read from ROOT/submission_metadata.json, and ROOT/results/results.json is written, also when grading fails."""
+read from ROOT/submission_metadata.json, and ROOT/results/results.json is written, also when grading fails.
+An exercise with params is graded on the submitter's own variant: the student is their Gradescope email."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from grader.grading import GradingRequest, Pace, grade
 from grader.model import Exercise, Verdict
 from grader.platforms.gradescope.results import Graded, results
 from grader.records import record
+from grader.variants import for_student
 
 ROOT_VARIABLE = "GRADER_AUTOGRADER_ROOT"
 DEFAULT_ROOT = Path("/autograder")
@@ -54,8 +56,9 @@ class AutograderRoot:
 
 
 def grade_submission(where: AutograderRoot, course: Course, rule: NameRule) -> dict[str, object]:
-    exercises = course.load_all()
     metadata = read_metadata(where.metadata)
+    student = submitter(metadata)
+    exercises = [for_student(exercise, student) for exercise in course.load_all()]
     graded = []
     # The submission folder is read as the one student of a class, so a batch's matching rules apply as
     # they are. A copy, links kept as links: a batch refuses a student folder that is a link.
@@ -70,7 +73,19 @@ def grade_submission(where: AutograderRoot, course: Course, rule: NameRule) -> d
                                   private))
         stray = [name.removeprefix(f"{STUDENT}/") for name in found.stray]
     note = f"Not graded (no exercise has this name): {', '.join(stray)}" if stray else ""
-    return results(graded, {"grader_version": grader_version(), "submission": metadata}, note=note)
+    about = {"grader_version": grader_version(), "submission": metadata}
+    if any(exercise.params is not None for exercise in exercises):
+        about["student"] = student or ""  # whose variants were graded
+    return results(graded, about, note=note)
+
+
+def submitter(metadata: dict[str, object]) -> str | None:
+    """The student whose variant a submission is graded on: the submitter's email as Gradescope has it (of
+    a group, the first by email: the same whichever member hands in); None without metadata (a local run)."""
+    users = metadata.get("users")
+    emails = sorted(str(user["email"]).strip() for user in users if isinstance(user, dict)
+                    and isinstance(user.get("email"), str) and user["email"].strip()) if isinstance(users, list) else []
+    return emails[0] if emails else None
 
 
 def _graded(exercise: Exercise, found: Found, folder: Path, private: tuple[Path, ...]) -> Graded:

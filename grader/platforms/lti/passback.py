@@ -33,11 +33,16 @@ def _backoff(failures: int) -> float:
 
 def counted_scores(server: Server) -> tuple[Any, dict[tuple[str, str], float]]:
     """The gradebook, and the score each (student, exercise) counts for as the LMS is sent it: the
-    gradebook's cells, whose scores grader.counting decided, as every other reader's."""
+    gradebook's cells, whose scores grader.counting decided, as every other reader's. An exam's are held
+    until its results show: the LMS's gradebook is a page its students read."""
+    import time
+
     from grader.server.views import build_gradebook
 
     book, _ = build_gradebook(server.state, server.exercises, server.rules)
-    return book, {key: cell.score for key, cell in book.cells.items()}
+    now = time.time()
+    return book, {key: cell.score for key, cell in book.cells.items()
+                  if server.rules.exams.feedback_for(key[1], now) == "all"}
 
 
 def send_scores(server: Server, store: Store, now: float | None = None) -> list[dict[str, Any]]:

@@ -70,6 +70,16 @@ def _name_of(body: dict[str, Any]) -> str:
                         body.get("preferred_username"), body.get("email")], str(body.get("sub")))
 
 
+def _exam_of(body: dict[str, Any]) -> str:
+    """The exam a resource link opens: its custom parameter `exam=ID`, or a target link ending in /exams/ID."""
+    custom = body.get(f"{CLAIM}custom") or {}
+    if isinstance(custom, dict) and custom.get("exam"):
+        return str(custom["exam"])
+    path = urlsplit(str(body.get(f"{CLAIM}target_link_uri") or "")).path.rstrip("/")
+    head, _, exam = path.rpartition("/exams/")
+    return exam if exam and "/" not in exam and not head.endswith("/api") else ""
+
+
 def _role(body: dict[str, Any]) -> Role:
     return role_of(body.get(f"{CLAIM}roles") or [])
 
@@ -212,6 +222,11 @@ class Tool:
             if role is not Role.INSTRUCTOR:
                 return self._refused(request, "only an instructor adds exercises to a course")
             response: Response = self._pick_page(request, checked.get_launch_id())
+        elif checked.is_resource_launch() and _exam_of(body):  # an exam's link: into the exam's page
+            exam = _exam_of(body)
+            if exam not in server.rules.exams.exams():
+                return self._refused(request, f"this link names no exam of this course ({exam[:80]})", 404)
+            response = RedirectResponse(f"/exams/{exam}", status_code=303)
         elif checked.is_resource_launch():
             custom = body.get(f"{CLAIM}custom") or {}
             exercise = str(custom.get("exercise") or request.query_params.get("exercise", ""))

@@ -23,6 +23,7 @@ def prairielearn_results(report: Report) -> dict[str, object]:
         "score": min(1.0, max(0.0, fraction)),
         "message": f"{report.exercise}: {points(report.score)}/{points(report.max_score)} ({report.verdict})",
         "isolation": report.isolation,  # the sandbox's layers on the grader host, kept in the stored results
+        **({"variant": report.variant} if report.variant else {}),  # the student's own (params:)
         "tests": [{
             "name": outcome.test,
             "points": outcome.points,

@@ -36,8 +36,26 @@ def course_files(exercises: list[Exercise]) -> dict[str, Path]:
 
 
 def named_files(exercise: Exercise) -> set[Path]:
-    """The course's own code the exercise's tests run: checker files and generators, beside the spec."""
-    return {path for test in exercise.tests for path in test_files(test)}
+    """The course's own code the exercise's tests run: checker files and generators (a test's, or the one
+    drawing its variants), beside the spec."""
+    params = {exercise.params.source} if exercise.params is not None else set()
+    return params | {path for test in exercise.tests for path in test_files(test)}
+
+
+def course_secret_file(exercises: list[Exercise]) -> dict[str, bytes]:
+    """{"exercises/variants.secret": the course's secret} when an exercise has params: the platform computes
+    each student's variant as every entry point does (grader.variants). Only a grading bundle carries it,
+    beside the references it already holds; a student bundle never does."""
+    with_params = [exercise for exercise in exercises if exercise.params is not None]
+    if not with_params:
+        return {}
+    from grader.variants.seed import SECRET_FILE, SecretMissing, course_secret
+
+    try:
+        secret = course_secret(with_params[0].path.parent)
+    except SecretMissing as error:
+        raise UsageError(f"{with_params[0].path}: {error}") from None
+    return {f"exercises/{SECRET_FILE}": secret + b"\n"}
 
 
 def test_files(test: Test) -> list[Path]:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from grader.errors import UsageError
 from grader.model import Exercise
-from grader.platforms.shared.course_files import course_files
+from grader.platforms.shared.course_files import course_files, course_secret_file
 from grader.platforms.shared.environment_files import environment_files
 from grader.platforms.shared.wheel import build_wheel
 
@@ -25,6 +25,9 @@ def copy_course(exercises: list[Exercise], into: Path) -> None:
     for name, path in course_files(exercises).items():
         (into / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(path, into / name)
+    for name, data in course_secret_file(exercises).items():
+        (into / name).write_bytes(data)
+        (into / name).chmod(0o600)
     write_environment(exercises, into)
 
 
