@@ -28,6 +28,14 @@ Several servers (--servers S, which needs --database postgresql://...) share the
 database; uploads go to them in turns. --cluster grades on Dask (tcp://HOST:PORT, or local:N, which this
 benchmark starts once, as a scheduler and N workers in processes of their own, for every server and the
 batch). The last line reads `rush: throughput/batch R, p95/ideal P, lost L, 5xx E`.
+
+Against a running deployment (deploy/, its docker-compose folder given): the uploads go to its proxy over
+TLS (--url, default from the folder's .env; the proxy's certificate trusted from --ca, default its
+certs/site.crt: never unchecked), tokens are issued in a server container, the batch runs on the
+deployment's Dask scheduler, and the ideal queue has the deployment's workers (as its /api/health counts
+them). Its course must be this benchmark's (--write-course DIR writes it: set GRADER_COURSE=DIR in .env).
+
+    python benchmarks/rush.py --students 60 --deployment deploy [--url https://HOST:PORT --ca FILE]
 """
 
 from __future__ import annotations
@@ -41,6 +49,7 @@ import re
 import shutil
 import signal
 import sqlite3
+import ssl
 import statistics
 import subprocess
 import sys
@@ -56,6 +65,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+from rush_deployment import Deployment  # noqa: E402
 from serve import percentile, perfect_queue, rss_kib  # noqa: E402
 
 from grader.server.client import multipart  # noqa: E402
@@ -67,6 +77,7 @@ from tests.batch.classroom import SUFFIX, VARIANTS, write_class, write_course  #
 WRONG_FIRST = {"add": VARIANTS["add"][1].content, "shout": VARIANTS["shout"][1].content,
                "guess": VARIANTS["guess"][1].content}
 TIME_LIMIT = 1800.0  # the whole rush, from its first upload: a stuck server fails the run, never hangs it
+TLS: list[ssl.SSLContext] = []  # a deployment's: trusting its proxy's certificate
 
 
 @dataclass
@@ -95,7 +106,7 @@ def call(url: str, token: str, answers: list[int], body: bytes | None = None,
     if content_type:
         request.add_header("Content-Type", content_type)
     try:
-        with urllib.request.urlopen(request, timeout=120) as response:
+        with urllib.request.urlopen(request, timeout=120, context=TLS[0] if TLS else None) as response:
             answers.append(response.status)
             return response.status, json.loads(response.read())
     except urllib.error.HTTPError as error:
@@ -152,7 +163,21 @@ def main() -> int:
     parser.add_argument("--window", type=float, help="seconds from the first upload to the deadline "
                                                      "(default: as long as the batch took)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder (state, outputs)")
+    parser.add_argument("--deployment", type=Path, metavar="DIR",
+                        help="rush a running deployment: its docker-compose folder (deploy/, with its .env)")
+    parser.add_argument("--url", help="with --deployment: its proxy (default https://GRADER_PROXY_ADDRESS:PORT)")
+    parser.add_argument("--ca", type=Path, help="with --deployment: the certificate to trust for the proxy "
+                                                "(default DIR/certs/site.crt)")
+    parser.add_argument("--write-course", type=Path, metavar="DIR", help="write this benchmark's course to DIR "
+                                                                         "(a deployment's GRADER_COURSE) and end")
     args = parser.parse_args()
+    if args.write_course:
+        print(write_course(args.write_course))
+        return 0
+    if (args.url or args.ca) and not args.deployment:
+        parser.error("--url and --ca go with --deployment DIR")
+    if args.deployment and (args.servers > 1 or args.database):
+        parser.error("--deployment has its own servers and database: no --servers nor --database")
     if args.students < 1 or args.workers < 1 or args.servers < 1 or not 1 <= (args.window or 1) <= 3600:
         parser.error("--students, --workers and --servers are at least 1; --window is 1 to 3600 s")
     if args.servers > 1 and not args.database:
@@ -160,6 +185,10 @@ def main() -> int:
     root = Path(tempfile.mkdtemp(prefix="rush-bench-"))
     cluster = None
     try:
+        if args.deployment:
+            args.deployment = Deployment(args.deployment, args.url, args.ca)
+            TLS.append(args.deployment.context)
+            args.cluster = args.cluster or args.deployment.scheduler()
         if args.cluster and args.cluster.startswith("local:"):
             cluster = subprocess.Popen([sys.executable, str(ROOT / "tests/batch/dask_cluster.py"),
                                         args.cluster.split(":", 1)[1]], stdin=subprocess.PIPE,
@@ -184,10 +213,13 @@ def run(root: Path, args: argparse.Namespace) -> int:
     os.environ["GRADER_CACHE"] = str(root / "cache")
     exercises = write_course(root)
     write_class(root / "warm", 4)
-    grader("batch", root / "warm", "--exercises", exercises, "--out", root / "warm-out", "--workers", 1)
+    where = ("--cluster", args.cluster) if args.cluster else ("--workers", str(args.workers))
+    deployment: Deployment | None = args.deployment
+    # Warm: the grader's cache, and a deployment's workers (their fork servers started).
+    grader("batch", root / "warm", "--exercises", exercises, "--out", root / "warm-out",
+           *(where if deployment else ("--workers", 1)))
     uploads = uploads_of(root, args.students)
     carried = task_bytes(exercises, uploads)
-    where = ("--cluster", args.cluster) if args.cluster else ("--workers", str(args.workers))
 
     began = time.perf_counter()
     result = grader("batch", root / "class", "--exercises", exercises, "--out", root / "out", *where)
@@ -200,12 +232,18 @@ def run(root: Path, args: argparse.Namespace) -> int:
                                   "FROM gradings WHERE worker != '-' GROUP BY exercise ORDER BY exercise").fetchall()
     window = args.window or max(5.0, batch_wall)
 
-    state = State(root / "state", args.database)
-    tokens = {student: issue(state, student) for student in {u.student for u in uploads}}
-    staff = issue(state, "rush-staff", Role.INSTRUCTOR)
-    state.close()
-    servers, bases = [], []
-    for number in range(args.servers):
+    students = sorted({u.student for u in uploads})
+    if deployment:
+        tokens, staff = deployment.tokens(students, "rush-staff")
+        deployment.forget_moments()
+    else:
+        state = State(root / "state", args.database)
+        tokens = {student: issue(state, student) for student in students}
+        staff = issue(state, "rush-staff", Role.INSTRUCTOR)
+        state.close()
+    servers: list[subprocess.Popen[str]] = []
+    bases = [deployment.url] if deployment else []
+    for number in range(0 if deployment else args.servers):
         shared = ("--database", args.database, "--name", f"rush-{number}") if args.database else ()
         server = subprocess.Popen([sys.executable, "-m", "grader", "serve", "--state", root / "state",
                                    "--exercises", exercises, "--port", "0", *where, *shared,
@@ -217,9 +255,14 @@ def run(root: Path, args: argparse.Namespace) -> int:
     answers: list[int] = []
     health: list[int] = []
     status, found = call(f"{bases[0]}/api/health", staff, health)
+    # The ideal queue's workers: those the cluster has now (a deployment's, as its server counts them).
     workers = int(found.get("workers", args.workers)) * (1 if args.cluster else args.servers)
+    if deployment and not {u.exercise for u in uploads} <= set(found.get("exercises", [])):
+        raise SystemExit(f"the deployment's course is not this benchmark's (it has {found.get('exercises')}): "
+                         f"write it with --write-course DIR and set GRADER_COURSE=DIR in its .env")
+    pids = deployment.server_pids() if deployment else [server.pid for server in servers]
     depth: list[tuple[float, int, int]] = []  # (time.time(), queued, running)
-    memory: list[list[tuple[float, int]]] = [[] for _ in servers]
+    memory: list[list[tuple[float, int]]] = [[] for _ in pids]
     over = threading.Event()
 
     def sample() -> None:
@@ -227,8 +270,8 @@ def run(root: Path, args: argparse.Namespace) -> int:
             _, counts = call(f"{bases[0]}/api/health", staff, health)
             queue = counts.get("queue", {})
             depth.append((time.time(), queue.get("queued", 0), queue.get("running", 0)))
-            for server, samples in zip(servers, memory):
-                samples.append((time.monotonic(), rss_kib(server.pid)))
+            for pid, samples in zip(pids, memory):
+                samples.append((time.monotonic(), rss_kib(pid)))
             over.wait(0.5)
 
     sampler = threading.Thread(target=sample, daemon=True)
@@ -256,9 +299,12 @@ def run(root: Path, args: argparse.Namespace) -> int:
             except subprocess.TimeoutExpired:
                 server.kill()
 
-    state = State(root / "state", args.database)
-    rows = {row.id: row for row in state.list()}
-    state.close()
+    if deployment:
+        rows: dict = deployment.rows()
+    else:
+        state = State(root / "state", args.database)
+        rows = {row.id: row for row in state.list()}
+        state.close()
     acknowledged = [u for u in uploads if u.status == 202]
     reported = [u for u in acknowledged if u.reported]
     lost = sum(1 for u in acknowledged if not u.reported or u.number not in rows)
@@ -286,9 +332,10 @@ def run(root: Path, args: argparse.Namespace) -> int:
         (batch_work / batch_wall)
     p95 = percentile(real, .95) / percentile(ideal, .95) if real else float("nan")
 
-    mode = (f"{args.servers} server{'s' if args.servers > 1 else ''}"
-            f"{' on ' + args.database.split('@')[0] + '@...' if args.database else ' on SQLite'}, "
-            f"{workers} {'Dask ' if args.cluster else 'local '}worker{'s' if workers != 1 else ''}")
+    mode = (f"the deployment at {deployment.url} ({len(pids)} servers seen), " if deployment else
+            f"{args.servers} server{'s' if args.servers > 1 else ''}"
+            f"{' on ' + args.database.split('@')[0] + '@...' if args.database else ' on SQLite'}, ") + \
+        f"{workers} {'Dask ' if args.cluster else 'local '}worker{'s' if workers != 1 else ''}"
     print(f"class: {args.students} students x 3 exercises, {len(uploads)} uploads "
           f"({len(uploads) - len({(u.student, u.exercise) for u in uploads})} resubmissions); {mode}; "
           f"window {window:.1f} s, {sum(1 for u in uploads if u.at >= 0.9) / len(uploads):.0%} of uploads in "
@@ -312,8 +359,8 @@ def run(root: Path, args: argparse.Namespace) -> int:
               f"{percentile([fair[u.number] for u in timed], .95):.2f} s; the earlier ideal (each upload's wait "
               f"counted from its storing, the queue's state as it was then): p95 "
               f"{percentile([from_stored[u.number] for u in timed if u.number in from_stored], .95):.2f} s")
-    moments = {}
-    for number in range(args.servers):
+    moments = deployment.moments() if deployment else {}
+    for number in range(0 if deployment else args.servers):
         times = root / f"serve-{number}.times"
         if times.is_file():
             moments.update({line["id"]: line for line in map(json.loads, times.read_text().splitlines())})
