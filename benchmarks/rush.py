@@ -188,6 +188,7 @@ def main() -> int:
         if args.deployment:
             args.deployment = Deployment(args.deployment, args.url, args.ca)
             TLS.append(args.deployment.context)
+            args.deployment.check_fresh()
             args.cluster = args.cluster or args.deployment.scheduler()
         if args.cluster and args.cluster.startswith("local:"):
             cluster = subprocess.Popen([sys.executable, str(ROOT / "tests/batch/dask_cluster.py"),

@@ -81,6 +81,14 @@ class Deployment:
     def rows(self) -> dict[int, Row]:
         return {row[0]: Row(*row) for row in json.loads(self.run("python3", "-", stdin=ROWS))}
 
+    def check_fresh(self) -> None:
+        """A rush sends the same hand-ins each time: on a database that graded them once, each would be
+        answered as the twin of an earlier one, with no worker."""
+        held = len(self.rows())
+        if held:
+            raise SystemExit(f"the deployment's database holds {held} submissions already: rush a fresh one "
+                             f"(in {self.folder}: docker-compose down -v, then up.sh)")
+
     def moments(self) -> dict[int, dict[str, float]]:
         """The servers' moments of each grading (GRADER_QUEUE_TIMES in .env; both servers append to it)."""
         path = self.env.get("GRADER_QUEUE_TIMES")
