@@ -172,9 +172,9 @@ class GradingLoop:
         """As many jobs waiting in the pool as there are workers, in the queue's fair order. A submission
         that needs no worker (unreadable, identical to one graded, its spec broken) is graded here on the
         way; one another server claimed first is passed over."""
+        if self.pool.waiting() >= self.pool.size:
+            return  # full: not even the query
         queued = self.state.queued()
-        if not queued or self.pool.waiting() >= self.pool.size:
-            return  # nothing to claim, or the workers have enough (a cluster's count is a round trip: asked last)
         self.students = {n: self.students[n] for n in queued if n in self.students}
         for number in queued:
             if number not in self.students:
