@@ -231,6 +231,7 @@ def run(root: Path, args: argparse.Namespace) -> int:
     uploads = uploads_of(root, args.students)
     carried = task_bytes(exercises, uploads)
 
+    load_before = os.getloadavg()
     began = time.perf_counter()
     result = grader("batch", root / "class", "--exercises", exercises, "--out", root / "out", *where)
     batch_wall = time.perf_counter() - began
@@ -349,7 +350,8 @@ def run(root: Path, args: argparse.Namespace) -> int:
     print(f"class: {args.students} students x 3 exercises, {len(uploads)} uploads "
           f"({len(uploads) - len({(u.student, u.exercise) for u in uploads})} resubmissions); {mode}; "
           f"window {window:.1f} s, {sum(1 for u in uploads if u.at >= 0.9) / len(uploads):.0%} of uploads in "
-          f"its last tenth; load average {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
+          f"its last tenth; load average (1, 5, 15 min) before the batch {' '.join(f'{v:.2f}' for v in load_before)}, "
+          f"at the end {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
     print("batch, per exercise: " + "; ".join(f"{name} {count} gradings, {wall:.3f} s on a worker, {cpu:.3f} s CPU "
                                               f"(sandbox + worker)" for name, count, wall, cpu in per_exercise))
     print(f"a Dask task's job, pickled (the hand-in and its key): {carried}")
