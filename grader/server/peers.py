@@ -25,9 +25,12 @@ class PeerChanges:
     @classmethod
     def of(cls, db: object, heard: Callable[[int], None]) -> PeerChanges | None:
         """For a state's PostgreSQL database; None for SQLite (one server: nobody to tell)."""
-        connection = getattr(db, "connection", None)
-        dsn = getattr(getattr(connection, "info", None), "dsn", None)
-        return cls(dsn, heard) if isinstance(dsn, str) and type(db).__name__ == "Postgres" else None
+        from grader.server.database import Postgres
+
+        if not isinstance(db, Postgres):
+            return None
+        dsn = getattr(getattr(getattr(db, "connection", None), "info", None), "dsn", None)
+        return cls(dsn, heard) if isinstance(dsn, str) else None  # (no psycopg connection: nobody told)
 
     def start(self) -> None:
         self.thread.start()
