@@ -28,6 +28,14 @@ Several servers (--servers S, which needs --database postgresql://...) share the
 database; uploads go to them in turns. --cluster grades on Dask (tcp://HOST:PORT, or local:N, which this
 benchmark starts once, as a scheduler and N workers in processes of their own, for every server and the
 batch). The last line reads `rush: throughput/batch R, p95/ideal P, lost L, 5xx E`.
+
+Against a running deployment (deploy/, its docker-compose folder given): the uploads go to its proxy over
+TLS (--url, default from the folder's .env; the proxy's certificate trusted from --ca, default its
+certs/site.crt: never unchecked), tokens are issued in a server container, the batch runs on the
+deployment's Dask scheduler, and the ideal queue has the deployment's workers (as its /api/health counts
+them). Its course must be this benchmark's (--write-course DIR writes it: set GRADER_COURSE=DIR in .env).
+
+    python benchmarks/rush.py --students 60 --deployment deploy [--url https://HOST:PORT --ca FILE]
 """
 
 from __future__ import annotations
@@ -41,6 +49,7 @@ import re
 import shutil
 import signal
 import sqlite3
+import ssl
 import statistics
 import subprocess
 import sys
@@ -56,6 +65,16 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+from rush_deployment import Deployment  # noqa: E402
+from rush_figures import (  # noqa: E402
+    breakdown,
+    count_by,
+    depth_figure,
+    memory_of,
+    met,
+    simulated,
+    task_bytes,
+)
 from serve import percentile, perfect_queue, rss_kib  # noqa: E402
 
 from grader.server.client import multipart  # noqa: E402
@@ -67,6 +86,7 @@ from tests.batch.classroom import SUFFIX, VARIANTS, write_class, write_course  #
 WRONG_FIRST = {"add": VARIANTS["add"][1].content, "shout": VARIANTS["shout"][1].content,
                "guess": VARIANTS["guess"][1].content}
 TIME_LIMIT = 1800.0  # the whole rush, from its first upload: a stuck server fails the run, never hangs it
+TLS: list[ssl.SSLContext] = []  # a deployment's: trusting its proxy's certificate
 
 
 @dataclass
@@ -95,7 +115,7 @@ def call(url: str, token: str, answers: list[int], body: bytes | None = None,
     if content_type:
         request.add_header("Content-Type", content_type)
     try:
-        with urllib.request.urlopen(request, timeout=120) as response:
+        with urllib.request.urlopen(request, timeout=120, context=TLS[0] if TLS else None) as response:
             answers.append(response.status)
             return response.status, json.loads(response.read())
     except urllib.error.HTTPError as error:
@@ -152,7 +172,21 @@ def main() -> int:
     parser.add_argument("--window", type=float, help="seconds from the first upload to the deadline "
                                                      "(default: as long as the batch took)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder (state, outputs)")
+    parser.add_argument("--deployment", type=Path, metavar="DIR",
+                        help="rush a running deployment: its docker-compose folder (deploy/, with its .env)")
+    parser.add_argument("--url", help="with --deployment: its proxy (default https://GRADER_PROXY_ADDRESS:PORT)")
+    parser.add_argument("--ca", type=Path, help="with --deployment: the certificate to trust for the proxy "
+                                                "(default DIR/certs/site.crt)")
+    parser.add_argument("--write-course", type=Path, metavar="DIR", help="write this benchmark's course to DIR "
+                                                                         "(a deployment's GRADER_COURSE) and end")
     args = parser.parse_args()
+    if args.write_course:
+        print(write_course(args.write_course))
+        return 0
+    if (args.url or args.ca) and not args.deployment:
+        parser.error("--url and --ca go with --deployment DIR")
+    if args.deployment and (args.servers > 1 or args.database):
+        parser.error("--deployment has its own servers and database: no --servers nor --database")
     if args.students < 1 or args.workers < 1 or args.servers < 1 or not 1 <= (args.window or 1) <= 3600:
         parser.error("--students, --workers and --servers are at least 1; --window is 1 to 3600 s")
     if args.servers > 1 and not args.database:
@@ -160,6 +194,11 @@ def main() -> int:
     root = Path(tempfile.mkdtemp(prefix="rush-bench-"))
     cluster = None
     try:
+        if args.deployment:
+            args.deployment = Deployment(args.deployment, args.url, args.ca)
+            TLS.append(args.deployment.context)
+            args.deployment.check_fresh()
+            args.cluster = args.cluster or args.deployment.scheduler()
         if args.cluster and args.cluster.startswith("local:"):
             cluster = subprocess.Popen([sys.executable, str(ROOT / "tests/batch/dask_cluster.py"),
                                         args.cluster.split(":", 1)[1]], stdin=subprocess.PIPE,
@@ -184,11 +223,15 @@ def run(root: Path, args: argparse.Namespace) -> int:
     os.environ["GRADER_CACHE"] = str(root / "cache")
     exercises = write_course(root)
     write_class(root / "warm", 4)
-    grader("batch", root / "warm", "--exercises", exercises, "--out", root / "warm-out", "--workers", 1)
+    where = ("--cluster", args.cluster) if args.cluster else ("--workers", str(args.workers))
+    deployment: Deployment | None = args.deployment
+    # Warm: the grader's cache, and a deployment's workers (their fork servers started).
+    grader("batch", root / "warm", "--exercises", exercises, "--out", root / "warm-out",
+           *(where if deployment else ("--workers", 1)))
     uploads = uploads_of(root, args.students)
     carried = task_bytes(exercises, uploads)
-    where = ("--cluster", args.cluster) if args.cluster else ("--workers", str(args.workers))
 
+    load_before = os.getloadavg()
     began = time.perf_counter()
     result = grader("batch", root / "class", "--exercises", exercises, "--out", root / "out", *where)
     batch_wall = time.perf_counter() - began
@@ -200,12 +243,18 @@ def run(root: Path, args: argparse.Namespace) -> int:
                                   "FROM gradings WHERE worker != '-' GROUP BY exercise ORDER BY exercise").fetchall()
     window = args.window or max(5.0, batch_wall)
 
-    state = State(root / "state", args.database)
-    tokens = {student: issue(state, student) for student in {u.student for u in uploads}}
-    staff = issue(state, "rush-staff", Role.INSTRUCTOR)
-    state.close()
-    servers, bases = [], []
-    for number in range(args.servers):
+    students = sorted({u.student for u in uploads})
+    if deployment:
+        tokens, staff = deployment.tokens(students, "rush-staff")
+        deployment.forget_moments()
+    else:
+        state = State(root / "state", args.database)
+        tokens = {student: issue(state, student) for student in students}
+        staff = issue(state, "rush-staff", Role.INSTRUCTOR)
+        state.close()
+    servers: list[subprocess.Popen[str]] = []
+    bases = [deployment.url] if deployment else []
+    for number in range(0 if deployment else args.servers):
         shared = ("--database", args.database, "--name", f"rush-{number}") if args.database else ()
         server = subprocess.Popen([sys.executable, "-m", "grader", "serve", "--state", root / "state",
                                    "--exercises", exercises, "--port", "0", *where, *shared,
@@ -217,9 +266,14 @@ def run(root: Path, args: argparse.Namespace) -> int:
     answers: list[int] = []
     health: list[int] = []
     status, found = call(f"{bases[0]}/api/health", staff, health)
+    # The ideal queue's workers: those the cluster has now (a deployment's, as its server counts them).
     workers = int(found.get("workers", args.workers)) * (1 if args.cluster else args.servers)
+    if deployment and not {u.exercise for u in uploads} <= set(found.get("exercises", [])):
+        raise SystemExit(f"the deployment's course is not this benchmark's (it has {found.get('exercises')}): "
+                         f"write it with --write-course DIR and set GRADER_COURSE=DIR in its .env")
+    pids = deployment.server_pids() if deployment else [server.pid for server in servers]
     depth: list[tuple[float, int, int]] = []  # (time.time(), queued, running)
-    memory: list[list[tuple[float, int]]] = [[] for _ in servers]
+    memory: list[list[tuple[float, int]]] = [[] for _ in pids]
     over = threading.Event()
 
     def sample() -> None:
@@ -227,8 +281,8 @@ def run(root: Path, args: argparse.Namespace) -> int:
             _, counts = call(f"{bases[0]}/api/health", staff, health)
             queue = counts.get("queue", {})
             depth.append((time.time(), queue.get("queued", 0), queue.get("running", 0)))
-            for server, samples in zip(servers, memory):
-                samples.append((time.monotonic(), rss_kib(server.pid)))
+            for pid, samples in zip(pids, memory):
+                samples.append((time.monotonic(), rss_kib(pid)))
             over.wait(0.5)
 
     sampler = threading.Thread(target=sample, daemon=True)
@@ -256,9 +310,12 @@ def run(root: Path, args: argparse.Namespace) -> int:
             except subprocess.TimeoutExpired:
                 server.kill()
 
-    state = State(root / "state", args.database)
-    rows = {row.id: row for row in state.list()}
-    state.close()
+    if deployment:
+        rows: dict = deployment.rows()
+    else:
+        state = State(root / "state", args.database)
+        rows = {row.id: row for row in state.list()}
+        state.close()
     acknowledged = [u for u in uploads if u.status == 202]
     reported = [u for u in acknowledged if u.reported]
     lost = sum(1 for u in acknowledged if not u.reported or u.number not in rows)
@@ -286,13 +343,15 @@ def run(root: Path, args: argparse.Namespace) -> int:
         (batch_work / batch_wall)
     p95 = percentile(real, .95) / percentile(ideal, .95) if real else float("nan")
 
-    mode = (f"{args.servers} server{'s' if args.servers > 1 else ''}"
-            f"{' on ' + args.database.split('@')[0] + '@...' if args.database else ' on SQLite'}, "
-            f"{workers} {'Dask ' if args.cluster else 'local '}worker{'s' if workers != 1 else ''}")
+    mode = (f"the deployment at {deployment.url} ({len(pids)} servers seen), " if deployment else
+            f"{args.servers} server{'s' if args.servers > 1 else ''}"
+            f"{' on ' + args.database.split('@')[0] + '@...' if args.database else ' on SQLite'}, ") + \
+        f"{workers} {'Dask ' if args.cluster else 'local '}worker{'s' if workers != 1 else ''}"
     print(f"class: {args.students} students x 3 exercises, {len(uploads)} uploads "
           f"({len(uploads) - len({(u.student, u.exercise) for u in uploads})} resubmissions); {mode}; "
           f"window {window:.1f} s, {sum(1 for u in uploads if u.at >= 0.9) / len(uploads):.0%} of uploads in "
-          f"its last tenth; load average {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
+          f"its last tenth; load average (1, 5, 15 min) before the batch {' '.join(f'{v:.2f}' for v in load_before)}, "
+          f"at the end {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
     print("batch, per exercise: " + "; ".join(f"{name} {count} gradings, {wall:.3f} s on a worker, {cpu:.3f} s CPU "
                                               f"(sandbox + worker)" for name, count, wall, cpu in per_exercise))
     print(f"a Dask task's job, pickled (the hand-in and its key): {carried}")
@@ -312,8 +371,8 @@ def run(root: Path, args: argparse.Namespace) -> int:
               f"{percentile([fair[u.number] for u in timed], .95):.2f} s; the earlier ideal (each upload's wait "
               f"counted from its storing, the queue's state as it was then): p95 "
               f"{percentile([from_stored[u.number] for u in timed if u.number in from_stored], .95):.2f} s")
-    moments = {}
-    for number in range(args.servers):
+    moments = deployment.moments() if deployment else {}
+    for number in range(0 if deployment else args.servers):
         times = root / f"serve-{number}.times"
         if times.is_file():
             moments.update({line["id"]: line for line in map(json.loads, times.read_text().splitlines())})
@@ -330,129 +389,6 @@ def run(root: Path, args: argparse.Namespace) -> int:
     print(f"command: {' '.join(sys.argv)}")
     print(f"rush: throughput/batch {throughput:.2f}, p95/ideal {p95:.2f}, lost {lost}, 5xx {errors}")
     return 1 if lost or errors else 0
-
-
-def count_by(values: object) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for value in values:  # type: ignore[attr-defined]
-        counts[value] = counts.get(value, 0) + 1
-    return counts
-
-
-def simulated(uploads: list[Upload], rows: dict, workers: int, fair: bool = False) -> dict[int, float]:
-    """Each upload's time to report in a perfect queue: it arrives as it was sent, the first worker free takes
-    the next in line with no time lost (first come first served, or `fair`: the server's round robin over
-    students), and grades it for as long as the server measured; one graded without a worker takes none."""
-    import heapq
-    from collections import Counter
-
-    from grader.server.queue import fair_order
-
-    service = {u.number: rows[u.number].grading_seconds or 0.0 for u in uploads}
-    arrivals = sorted(uploads, key=lambda u: u.sent)
-    ideal = {u.number: 0.0 for u in arrivals if not service[u.number]}
-    pending = [u for u in arrivals if service[u.number]]
-    free = [(arrivals[0].sent if arrivals else 0.0, index, "") for index in range(workers)]  # (when, worker, student)
-    waiting: list[Upload] = []
-    in_hand: Counter[str] = Counter()
-    last_served: dict[str, int] = {}
-    while pending or waiting:
-        now, index, student = heapq.heappop(free)
-        in_hand[student] -= 1 if student else 0
-        if not waiting and pending[0].sent > now:
-            now = pending[0].sent
-        while pending and pending[0].sent <= now:
-            waiting.append(pending.pop(0))
-        if fair:
-            order = fair_order([u.number for u in waiting], {u.number: u.student for u in waiting}, in_hand, last_served)
-            chosen = next(u for u in waiting if u.number == order[0])
-        else:
-            chosen = waiting[0]
-        waiting.remove(chosen)
-        in_hand[chosen.student] += 1
-        last_served[chosen.student] = len(ideal)
-        done = now + service[chosen.number]
-        ideal[chosen.number] = done - chosen.sent
-        heapq.heappush(free, (done, index, chosen.student))
-    return ideal
-
-
-def task_bytes(exercises: Path, uploads: list[Upload]) -> str:
-    """Per exercise: the bytes of a job as a Dask task carries it (its packed exercise sent once per worker,
-    a reference in its place), beside the job with the packed exercise in it (as every task carried it)."""
-    from dataclasses import replace
-    from pickle import dumps
-
-    from grader.course import load_exercise
-    from grader.grading import read_submission
-    from grader.workers.job import GradingKey, Job, pack, resolve
-
-    figures = []
-    for exercise_id in sorted({u.exercise for u in uploads}):
-        exercise, expected, digest = resolve(load_exercise(exercises / f"{exercise_id}.yaml"))
-        packed = pack(exercise, expected)
-        upload = next(u for u in uploads if u.exercise == exercise_id)
-        path = exercises.parent / f"task-{exercise_id}{SUFFIX[exercise_id]}"
-        path.write_bytes(upload.data)
-        handin = read_submission(path, exercise)
-        job = Job(GradingKey(handin.digest(), digest, "x" * 12, True), packed, f"{upload.student}/{path.name}", handin,
-                  ())
-        figures.append(f"{exercise_id} {len(dumps(replace(job, packed_exercise=b'')))} B "
-                       f"(with its packed exercise, {len(packed)} B, in it: {len(dumps(job))} B)")
-    return "; ".join(figures)
-
-
-STEPS = (  # where an upload's time to report goes, step by step (the server's moments; the client's at the ends)
-    ("upload (sent to stored)", lambda u, row, m: row.submitted_at - u.sent),
-    ("queued to claimed", lambda u, row, m: m["claimed"] - row.submitted_at),
-    ("claimed to the pool", lambda u, row, m: m["submitted"] - m["claimed"]),
-    ("in the pool before a worker began", lambda u, row, m: m["received"] - m["grading"] - m["submitted"]),
-    ("grading on a worker", lambda u, row, m: m["grading"]),
-    ("its end to stored", lambda u, row, m: m["stored"] - m["received"]),
-    ("stored to reported", lambda u, row, m: u.reported - m["stored"]),
-)
-
-
-def breakdown(timed: list[Upload], rows: dict, moments: dict[int, dict[str, float]], ideals: dict[int, float]) -> str:
-    """Each step's mean over every upload graded on a worker and over the slowest twentieth of them (those
-    that make the p95), beside the ideal queue's wait for the same uploads."""
-    graded = sorted((u for u in timed if u.number in moments), key=lambda u: u.reported - u.sent)
-    if not graded:
-        return "where the time goes: no moments recorded"
-    slow = graded[-max(1, len(graded) // 20):]
-    lines = [f"where the time goes, mean s over all {len(graded)} graded on a worker | the slowest {len(slow)}:"]
-    for name, step in STEPS:
-        values = [step(u, rows[u.number], moments[u.number]) for u in graded]
-        lines.append(f"  {name:<36} {statistics.fmean(values):7.3f} | "
-                     f"{statistics.fmean(values[-len(slow):]):7.3f}")
-    for name, pick in (("upload to report", lambda u: u.reported - u.sent),
-                       ("ideal queue: its wait", lambda u: ideals[u.number] - (rows[u.number].grading_seconds or 0)),
-                       ("ideal queue: upload to report", lambda u: ideals[u.number])):
-        lines.append(f"  {name:<36} {statistics.fmean(map(pick, graded)):7.3f} | {statistics.fmean(map(pick, slow)):7.3f}")
-    return "\n".join(lines)
-
-
-def depth_figure(depth: list[tuple[float, int, int]], start: float) -> str:
-    """Ten points of the run: seconds in, then queued+running."""
-    if not depth:
-        return "no samples"
-    step = max(1, len(depth) // 10)
-    points = depth[::step] + ([depth[-1]] if (len(depth) - 1) % step else [])
-    return ", ".join(f"{at - start:.0f}s {queued}+{running}" for at, queued, running in points) + \
-        f"; max queued {max(queued for _, queued, _ in depth)}"
-
-
-def memory_of(samples: list[tuple[float, int]]) -> str:
-    """Idle before the rush, its peak, and at the end (the queue drained): a leak shows as an end near the
-    peak run after run; a rush's own growth (its requests in flight) is returned or reused after it."""
-    if not samples:
-        return "no samples"
-    mib = [kib / 1024 for _, kib in samples]
-    return f"{mib[0]:.0f} MiB idle, peak {max(mib):.0f} MiB, {mib[-1]:.0f} MiB at the end ({len(mib)} samples)"
-
-
-def met(ok: bool) -> str:
-    return "met" if ok else "NOT met"
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ from grader.grading import grade, read_submission
 from grader.handins.base import Handin
 from grader.model import Exercise, Report
 from grader.server.database import Postgres
+from grader.server.peers import PeerChanges
 from grader.server.state import State, Submission
 from grader.variants.served import ServedVariants
 from grader.version import grader_version
@@ -124,6 +125,8 @@ class GradingLoop:
         # This server's uploads wake the loop; another's, on a shared database, are found by looking again:
         # soon, or its workers idle while the other server's queue waits.
         self.poll = 0.5 if isinstance(state.db, Postgres) else 5.0
+        # Servers sharing the database: each start and end told to the others' long polls at once.
+        self.peers = PeerChanges.of(state.db, self._heard)
 
     @property
     def size(self) -> int:
@@ -134,12 +137,16 @@ class GradingLoop:
         self.state.recover(RETRIES)
         self.pool.start()
         self.thread.start()
+        if self.peers is not None:
+            self.peers.start()
 
     def wake(self) -> None:
         self.pool.wake()
 
     def stop(self) -> None:
         self._stop.set()
+        if self.peers is not None:
+            self.peers.stop()
         self.pool.wake()
         if self.thread.is_alive():
             self.thread.join(timeout=10)
@@ -240,5 +247,11 @@ class GradingLoop:
         return False
 
     def _changed(self, number: int) -> None:
+        self._heard(number)
+        if self.peers is not None:
+            self.peers.tell(number)
+
+    def _heard(self, number: int) -> None:
+        """A submission changed, here or on another server: wake whoever waits on it."""
         if self.on_change is not None:
             self.on_change(number)

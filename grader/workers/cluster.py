@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import re
+import time
 from dataclasses import replace
 from multiprocessing.connection import wait
 from typing import Any
@@ -21,6 +22,9 @@ from grader.workers.job import Done, Graded, Job
 from grader.workers.pool import RETRIES, Pool
 from grader.workers.run import grade_job
 
+# A feeding pass asks `waiting()` before each job it submits: the scheduler's count, a round trip, is asked
+# again only after this many seconds; in between, this pool's own submissions are added to the last answer.
+ASK_AGAIN = 0.02
 ADDRESS = re.compile(r"^(?:(?:tcp|tls)://[^\s/:]+:\d+|local:\d+)$")
 
 
@@ -63,6 +67,7 @@ class DaskPool(Pool):
         self.futures: dict[Any, Job] = {}  # in flight, in the order submitted
         self.ask_scheduler = True  # count the whole cluster's tasks (other servers' too), while it answers
         self.exercises: dict[bytes, Any] = {}  # a packed exercise -> its future on the workers (scattered once)
+        self.asked = (float("-inf"), 0, 0)  # (when, the cluster's tasks then, this pool's submissions since)
 
     def describe(self) -> str:
         where = "a local Dask cluster" if self.cluster is not None else f"the Dask cluster at {self.address}"
@@ -75,23 +80,27 @@ class DaskPool(Pool):
                                     pure=False, priority=priority)
         future.add_done_callback(lambda _: self.wake())  # on the Dask client's thread
         self.futures[future] = job
+        when, tasks, since = self.asked
+        self.asked = when, tasks, since + 1
 
     def waiting(self) -> int:
         """Tasks the whole cluster holds beyond one per worker, whoever submitted them: servers sharing a
         cluster each see the others' jobs, so none claims a job that would wait behind another's in the
         cluster (the shared database's queue, in its fair order, stays the one queue)."""
         held = len(self.futures)
-        if self.ask_scheduler:
+        if self.ask_scheduler and time.monotonic() - self.asked[0] > ASK_AGAIN:
             try:  # a lambda travels by value: the scheduler needs no grader of the same version
                 tasks, workers = self.client.run_on_scheduler(lambda dask_scheduler: (
                     sum(len(worker.processing) for worker in dask_scheduler.workers.values())
                     + len(dask_scheduler.queued) + len(dask_scheduler.unrunnable), len(dask_scheduler.workers)))
-                held = max(held, int(tasks))
+                self.asked = time.monotonic(), int(tasks), 0
                 # Workers come and go (a deployment starts them beside the servers, not before): the size
                 # the caller feeds is the cluster's now.
                 self.size = int(workers)
             except Exception:  # noqa: BLE001 - a scheduler that runs no function: our own count from now on
                 self.ask_scheduler = False
+        if self.ask_scheduler:
+            held = max(held, self.asked[1] + self.asked[2])
         return max(0, held - self.size)
 
     def alive(self) -> int:

@@ -8,6 +8,7 @@ Opt-in (root, several minutes the first time): GRADER_DEPLOY_TESTS=1 pytest test
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import shutil
@@ -20,6 +21,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import parse_qs, quote, urlsplit
 
 import pytest
 
@@ -68,6 +70,17 @@ class Deployment:
                 return answer.status, answer.read()
         except urllib.error.HTTPError as error:
             return error.code, error.read()
+
+    def redirect(self, path: str) -> tuple[int, str, str]:
+        """(status, Location, Set-Cookie) of a GET through the proxy, the redirect not followed (it points
+        off this machine)."""
+        connection = http.client.HTTPSConnection(ADDRESSES["PROXY"], 8443, context=self.context, timeout=60)
+        try:
+            connection.request("GET", path)
+            answer = connection.getresponse()
+            return answer.status, answer.getheader("Location", ""), answer.getheader("Set-Cookie", "")
+        finally:
+            connection.close()
 
     def ready(self, timeout: float = 600) -> None:
         deadline = time.monotonic() + timeout
@@ -157,6 +170,17 @@ def test_the_deployment_grades_through_tls_loses_nothing_when_killed_and_restore
     submitted = run_cli("submit", "add", tmp_path / "add.py", "--server", d.url, "--token", tokens["s0"],
                         env={"SSL_CERT_FILE": str(d.folder / "certs" / "site.crt")})
     assert submitted.returncode == 0, submitted.stdout + submitted.stderr
+
+    # An LMS registered in a server container: its OIDC login, begun through the proxy, sends the LMS the
+    # proxy's https:// redirect URI with a Secure cookie (the servers trust the proxy's X-Forwarded-Proto).
+    d.grader("server1", "serve", "lti", "add-platform", "--issuer", "https://lms.invalid", "--client-id", "c1",
+             "--login-url", "https://lms.invalid/auth", "--token-url", "https://lms.invalid/token",
+             "--keys-url", "https://lms.invalid/certs", "--deployment", "1")
+    status, location, cookie = d.redirect(f"/lti/login?iss={quote('https://lms.invalid')}&client_id=c1&login_hint=u"
+                                          f"&target_link_uri={quote(d.url + '/lti/launch')}")
+    assert status in (302, 303, 307) and location.startswith("https://lms.invalid/auth?"), (status, location)
+    assert parse_qs(urlsplit(location).query)["redirect_uri"] == [d.url + "/lti/launch"]
+    assert "Secure" in cookie and "SameSite=none" in cookie, cookie
 
     # A small rush, a server and a worker killed in it: every acknowledged upload gets its report.
     acknowledged: list[tuple[str, int]] = []
