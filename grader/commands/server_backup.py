@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -32,7 +33,9 @@ def add_actions(actions: argparse._SubParsersAction, state_option: Callable[...,
                                            "the server --database names) and compare its gradebook with the "
                                            "manifest's. Exit status 0 when it does, 2 when it does not.")
     check.add_argument("snapshot", metavar="SNAPSHOT", type=Path, help="a folder `grader serve backup` wrote")
-    check.add_argument("--database", metavar="URL", help="a PostgreSQL server to make the scratch database on")
+    check.add_argument("--database", metavar="URL", default=os.environ.get("GRADER_DATABASE") or None,
+                       help="a PostgreSQL server to make the scratch database on (default: $GRADER_DATABASE, as "
+                            "the other actions: a deployment's containers set it)")
     check.set_defaults(run=run_verify)
 
 

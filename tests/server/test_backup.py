@@ -86,7 +86,8 @@ def test_a_postgres_snapshot_restores_into_an_empty_database(served: Served, tmp
                    "--exercises", served.exercises)
     assert made.returncode == 0, made.stderr
     served.stop()
-    assert run_cli("serve", "verify", snapshot, "--database", database).returncode == 0
+    # As a deployment's container runs it: the database from $GRADER_DATABASE, as for the other actions.
+    assert run_cli("serve", "verify", snapshot, env={"GRADER_DATABASE": database}).returncode == 0
     fresh = database.replace("/postgres?", "/restored?")
     import psycopg
 
