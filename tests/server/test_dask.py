@@ -71,9 +71,11 @@ def test_two_servers_on_one_database_and_one_dask_cluster_lose_nothing_when_a_se
             assert other.wait(alice, number, timeout=300)["report"]["verdict"] == "passed"
         after = rows(database)
         assert sorted(after) == sorted(numbers) and {status for status, _ in after.values()} == {"done"}
-        # Claimed once, by one server; once more only if its server died while grading it.
+        # Claimed once, by one server; once more only if its server, or the worker grading it, died.
         assert all(attempts in (1, 2) for _, attempts in after.values())
-        assert sum(attempts == 2 for _, attempts in after.values()) <= 4  # at most what one server held
+        # At most what the killed server held (two slots on each of two workers) and the killed worker's job,
+        # which may have been the other server's.
+        assert sum(attempts == 2 for _, attempts in after.values()) <= 5
     finally:
         other.stop()
 
