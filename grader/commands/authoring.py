@@ -135,6 +135,7 @@ def run_validate(args: argparse.Namespace) -> ExitCode:
     from grader.calibration import machine, python_version
     from grader.course import Course
     from grader.errors import UsageError
+    from grader.server.exams_spec import check_exams
     from grader.validation.render import render_summary, render_validation
 
     if not args.mutants and (args.most is not None or args.format != "text" or args.html is not None):
@@ -144,7 +145,7 @@ def run_validate(args: argparse.Namespace) -> ExitCode:
     course = Course.at(args.exercises)
     ids = _selected(course, args.ids)
     exercises = course.load_all(ids, as_written=True)
-    _check_exams(course)
+    check_exams(course.exercises_dir)  # the course's exams/, read as `grader serve` reads them
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
     if args.variants < 0 or args.variants > 10_000:
@@ -164,16 +165,6 @@ def run_validate(args: argparse.Namespace) -> ExitCode:
     if args.mutants:
         ok = _run_mutants(course, validations, args, console) and ok
     return ExitCode.OK if ok else ExitCode.TESTS_FAILED
-
-
-def _check_exams(course: Course) -> None:
-    """The course's exams/ beside its exercises, read as `grader serve` reads them: their problems stop here."""
-    from grader.errors import SpecError
-    from grader.server.exams_spec import EXAMS_FOLDER, read_exams
-
-    _, problems = read_exams(course.exercises_dir.parent / EXAMS_FOLDER, course.exercises_dir)
-    if problems:
-        raise SpecError(problems)
 
 
 def _run_mutants(course: Course, validations: list[ExerciseValidation], args: argparse.Namespace,

@@ -245,3 +245,13 @@ def read_exams(folder: Path | None, exercises_dir: Path | None,
         exams[exam.id] = exam
     return exams, problems
 
+
+
+def check_exams(exercises_dir: Path) -> None:
+    """`grader validate`: the exams/ beside the exercises, read as `grader serve` reads them; SpecError names
+    each problem's file, line and key."""
+    from grader.errors import SpecError
+
+    _, problems = read_exams(exercises_dir.parent / EXAMS_FOLDER, exercises_dir)
+    if problems:
+        raise SpecError(problems)
