@@ -15,29 +15,13 @@ def read_exact(size):
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
-_kept_buffers = []  # the last request's attachment buffers, for the next one's of exactly their sizes
-
-
 def receive():
     """The next request. Its raw attachments (a big `given` list or array's bytes, see wire.framed) follow
-    the marshal part and are read straight into buffers of their own: never copied again, never unmarshalled.
-    A buffer of the last request's with exactly the size is filled again rather than a new one made (the
-    same generated value, test after test): no 8 MB of fresh pages to map and zero, and nothing of the
-    last input is left in it, every byte being overwritten (the test that used it has ended)."""
-    global _kept_buffers
+    the marshal part and are read straight into buffers of their own: never copied again, never unmarshalled."""
     request = _loads(read_exact(int.from_bytes(read_exact(4), "big")))
     sizes = request.get("attachments") if type(request) is dict else None
-    kept, _kept_buffers = _kept_buffers, []
     if sizes:
-        buffers = []
-        for size in sizes:
-            buffer = next((old for old in kept if len(old) == size), None)
-            if buffer is None:
-                buffer = bytearray(size)
-            else:
-                kept.remove(buffer)
-            buffers.append(read_into(buffer))
-        request["attachments"] = _kept_buffers = buffers
+        request["attachments"] = [read_into(bytearray(size)) for size in sizes]
     return request
 
 
