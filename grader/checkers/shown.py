@@ -9,11 +9,14 @@ from grader.model import Opaque
 
 
 def safe_repr(value: object) -> str:
-    """repr(), or what the value is when repr() refuses it (an int of more than 4300 digits, deep nesting)."""
+    """repr(), or what the value is when repr() refuses it (an int of more than 4300 digits, deep nesting) or
+    fails (a library's repr of a value decoded from the sandbox: a frame whose column pandas cannot format)."""
     try:
         return repr(value)
     except (ValueError, RecursionError, MemoryError):
         return f"<{type_name(value)} too large to show>"
+    except Exception:  # noqa: BLE001 - a report shows what it cannot write as its type: a verdict, never a crash
+        return f"<{type_name(value)} that cannot be shown>"
 
 
 def show(value: object, width: int = 80) -> str:
