@@ -141,15 +141,21 @@ def visible_run(server: Server, student: str, exercise_id: str, code: str) -> di
     return as_json(seen.report)
 
 
-async def run_visible(request: Request, caller: Caller) -> Response:
-    server = server_of(request)
+async def _work(request: Request, server: Server) -> tuple[str, str, int] | Response:
+    """The exercise a form of the page names and the text it sent, with the revision it was edited from."""
     exercise = _exercise(request, server)
     if exercise is None:
         return not_found(request, "No such exercise.")
     sent = await _sent(request, server)
-    if isinstance(sent, Response):
-        return sent
-    code, base = sent
+    return sent if isinstance(sent, Response) else (exercise, *sent)
+
+
+async def run_visible(request: Request, caller: Caller) -> Response:
+    server = server_of(request)
+    work = await _work(request, server)
+    if isinstance(work, Response):
+        return work
+    exercise, code, base = work
     closed = await run_in_threadpool(run_refusal, server, caller, exercise, time.time(), address_of(request))
     if closed is not None:
         return await exercise_view(request, caller, Work(code, base, error=closed.reason), closed.status)
@@ -180,13 +186,10 @@ async def save_draft(request: Request, caller: Caller) -> Response:
     """The editor's text saved as the caller's draft: JSON for work.js (a receipt; 409 with the draft another
     page saved meanwhile), the page for a plain form (that draft shown beside the text sent, never lost)."""
     server = server_of(request)
-    exercise = _exercise(request, server)
-    if exercise is None:
-        return not_found(request, "No such exercise.")
-    sent = await _sent(request, server)
-    if isinstance(sent, Response):
-        return sent
-    code, base = sent
+    work = await _work(request, server)
+    if isinstance(work, Response):
+        return work
+    exercise, code, base = work
     closed = await run_in_threadpool(closed_to, server, caller, exercise, time.time(), address_of(request))
     if closed is not None:
         return _refused(request, closed)
@@ -211,13 +214,10 @@ async def hand_in(request: Request, caller: Caller) -> Response:
     from grader.kinds import kind_of
 
     server = server_of(request)
-    exercise = _exercise(request, server)
-    if exercise is None:
-        return not_found(request, "No such exercise.")
-    sent = await _sent(request, server)
-    if isinstance(sent, Response):
-        return sent
-    code, base = sent
+    work = await _work(request, server)
+    if isinstance(work, Response):
+        return work
+    exercise, code, base = work
     try:
         suffix = kind_of(server.exercises.get(exercise)[0].kind).suffix
     except GraderError:
