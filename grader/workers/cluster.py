@@ -15,6 +15,7 @@ import re
 import time
 from dataclasses import replace
 from multiprocessing.connection import wait
+from pathlib import Path
 from typing import Any
 
 from grader.errors import UsageError
@@ -35,6 +36,26 @@ def check_address(address: str) -> str:
     return address
 
 
+DASK_CONFIG = Path(__file__).with_name("dask.yaml")  # what Dask is told for grading (its comments say why)
+
+
+def grading_config() -> dict[str, object]:
+    """dask.yaml as dotted keys, for dask.config.set (which would replace a whole nested section)."""
+    import yaml
+
+    flat: dict[str, object] = {}
+
+    def walk(prefix: str, node: object) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                walk(f"{prefix}.{key}" if prefix else str(key), value)
+        else:
+            flat[prefix] = node
+
+    walk("", yaml.safe_load(DASK_CONFIG.read_text()))
+    return flat
+
+
 class DaskPool(Pool):
     def __init__(self, address: str) -> None:
         super().__init__()
@@ -48,7 +69,7 @@ class DaskPool(Pool):
         if address.startswith("local:"):
             # Its scheduler gives up on a task at the first worker that dies under it: the pool's retry
             # policy then decides, as for local workers. (A cluster of its own keeps its own setting.)
-            with dask.config.set({"distributed.scheduler.allowed-failures": RETRIES - 1}):
+            with dask.config.set({**grading_config(), "distributed.scheduler.allowed-failures": RETRIES - 1}):
                 self.cluster = LocalCluster(n_workers=int(address.split(":", 1)[1]), threads_per_worker=1,
                                             processes=True, dashboard_address=None,
                                             silence_logs=logging.ERROR)  # type: ignore[no-untyped-call]

@@ -142,3 +142,21 @@ def test_two_pools_on_one_cluster_see_each_others_jobs_so_neither_claims_one_to_
     finally:
         first.close()
         second.close()
+
+
+def test_the_cluster_s_workers_are_told_what_grading_needs_and_dask_knows_every_key(scheduler: str) -> None:
+    """grader/workers/dask.yaml: Dask's dashboard feeds off on the workers (a profiler sampling every task
+    each 10 ms, a system monitor each 500 ms). A misspelt key would be ignored silently: each is one of
+    Dask's own."""
+    import dask
+    from distributed import Client
+
+    from grader.workers.cluster import grading_config
+
+    wanted = grading_config()
+    assert wanted["distributed.worker.profile.enabled"] is False
+    missing = object()
+    assert [key for key in wanted if dask.config.get(key, default=missing) is missing] == []
+    with Client(scheduler) as client:  # type: ignore[no-untyped-call]
+        told = client.run(lambda: {key: dask.config.get(key) for key in wanted})
+    assert len(told) == 2 and all(seen == wanted for seen in told.values()), told
