@@ -20,7 +20,15 @@ from grader.analytics.handins import Handin
 from grader.outputs.cells import csv_text
 from grader.server.access import STAFF_ONLY, route
 from grader.server.roles import Caller
-from grader.server.web import Reply, Server, error, not_found, page, server_of
+from grader.server.web import (
+    Reply,
+    Server,
+    error,
+    exercise_in_path,
+    not_found,
+    page,
+    server_of,
+)
 
 MUTANTS_FILE = "mutants.json"  # in the course's folder, beside exercises/
 FORMATS = ("json", "csv")
@@ -84,8 +92,8 @@ async def get_analytics(request: Request, caller: Caller) -> Response:
 async def analytics_page(request: Request, caller: Caller) -> Response:
     """/staff/analytics/ID: per test, the shares failing, the wrong answers, the first pass, the mutants."""
     server = server_of(request)
-    exercise = request.path_params["exercise"]
-    if exercise not in server.exercises.ids():
+    exercise = exercise_in_path(request)
+    if exercise is None:
         return not_found(request, "No such exercise.")
     entry = await run_in_threadpool(exercise_entry, server, exercise)
     return page(request, "staff_analytics.html.j2", exercise=exercise, entry=entry)

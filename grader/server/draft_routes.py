@@ -18,22 +18,22 @@ from grader.server.access import SIGNED_IN, route
 from grader.server.exam_gate import address_of, after_save, closed_to
 from grader.server.inputs import Refused
 from grader.server.roles import Caller
-from grader.server.web import Reply, Server, refused, server_of
+from grader.server.web import Reply, exercise_in_path, refused, server_of
 
 SHAPE = '{"code": the work as text, "base": the revision it was edited from (0 for none)}'
 
 
-def _exercise(server: Server, request: Request) -> str:
-    exercise = request.path_params["exercise"]
-    if exercise not in server.exercises.ids():
-        raise Refused(404, f"no exercise {exercise!r} in this course")
-    return str(exercise)
+def _exercise(request: Request) -> str:
+    exercise = exercise_in_path(request)
+    if exercise is None:
+        raise Refused(404, f"no exercise {request.path_params['exercise']!r} in this course")
+    return exercise
 
 
 async def get_draft(request: Request, caller: Caller) -> Response:
     server = server_of(request)
     try:
-        exercise = _exercise(server, request)
+        exercise = _exercise(request)
     except Refused as problem:
         return refused(problem)
     draft = await run_in_threadpool(drafts.latest, server.state, caller.student, exercise)
@@ -45,7 +45,7 @@ async def put_draft(request: Request, caller: Caller) -> Response:
     server = server_of(request)
     address = address_of(request)
     try:
-        exercise = _exercise(server, request)
+        exercise = _exercise(request)
         body = inputs.json_body(await request.body(), SHAPE)
         code, base = drafts.code_of(body.get("code"), server.max_upload), drafts.base_of(body.get("base"))
         closed = await run_in_threadpool(closed_to, server, caller, exercise, time.time(), address)

@@ -14,7 +14,7 @@ from starlette.responses import Response
 from grader.records import record
 from grader.server.assets import EDITOR
 from grader.server.tokens import Caller
-from grader.server.web import HEADERS, not_found, page, server_of
+from grader.server.web import HEADERS, exercise_in_path, not_found, page, server_of
 
 
 def history(request: Request, caller: Caller, student: str) -> list[dict[str, object]]:
@@ -79,8 +79,8 @@ async def exercise_view(request: Request, caller: Caller, work: Work | None = No
     from grader.server.exam_gate import view_refusal
 
     server = server_of(request)
-    exercise_id = request.path_params["exercise"]
-    if exercise_id not in server.exercises.ids():
+    exercise_id = exercise_in_path(request)
+    if exercise_id is None:
         return not_found(request, "No such exercise.")
     closed = await run_in_threadpool(view_refusal, server, caller, exercise_id, time.time())
     if closed is not None:  # an exam's exercise, before the student started the exam

@@ -105,6 +105,12 @@ def server_of(request: Request) -> Server:
     return server
 
 
+def exercise_in_path(request: Request) -> str | None:
+    """The path's {exercise} when it names one of the course's exercises; None when it names none."""
+    exercise = request.path_params["exercise"]
+    return str(exercise) if exercise in server_of(request).exercises.ids() else None
+
+
 # ---------------------------------------------------------------- JSON replies
 class Reply(JSONResponse):
     """Every JSON reply: strict (no NaN or Infinity, which no JSON parser need take) and ASCII."""

@@ -39,6 +39,7 @@ from grader.server.web import (
     Server,
     csrf_ok,
     error,
+    exercise_in_path,
     forbidden,
     message,
     not_found,
@@ -109,11 +110,6 @@ def _refused(request: Request, problem: Refused) -> Response:
     return message(request, problem.status, "Not taken", f"{problem.reason[0].upper()}{problem.reason[1:]}.")
 
 
-def _exercise(request: Request, server: Server) -> str | None:
-    exercise = request.path_params["exercise"]
-    return str(exercise) if exercise in server.exercises.ids() else None
-
-
 # ---------------------------------------------------------------- run the visible tests
 def visible_run(server: Server, student: str, exercise_id: str, code: str) -> dict[str, Any]:
     """The report of `code` on the visible tests of `student`'s variant, as the student sees a submission's."""
@@ -143,7 +139,7 @@ def visible_run(server: Server, student: str, exercise_id: str, code: str) -> di
 
 async def _work(request: Request, server: Server) -> tuple[str, str, int] | Response:
     """The exercise a form of the page names and the text it sent, with the revision it was edited from."""
-    exercise = _exercise(request, server)
+    exercise = exercise_in_path(request)
     if exercise is None:
         return not_found(request, "No such exercise.")
     sent = await _sent(request, server)
