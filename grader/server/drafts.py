@@ -62,7 +62,7 @@ def base_of(value: object) -> int:
 
 
 def latest(state: Any, student: str, exercise: str) -> Draft | None:
-    found = state._read(_SELECT, (student, exercise))  # the reader's connection: never behind a commit
+    found = state.read(_SELECT, (student, exercise))  # the reader's connection: never behind a commit
     return Draft(student, exercise, *found[0]) if found else None
 
 

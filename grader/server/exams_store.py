@@ -44,12 +44,12 @@ def _start(row: Any) -> Start:
 
 
 def started(state: Any, exam: str, student: str) -> Start | None:
-    found = state._read(f"SELECT {_START} FROM exam_starts WHERE exam = ? AND student = ?", (exam, student))
+    found = state.read(f"SELECT {_START} FROM exam_starts WHERE exam = ? AND student = ?", (exam, student))
     return _start(found[0]) if found else None
 
 
 def starts(state: Any, exam: str) -> list[Start]:
-    return [_start(row) for row in state._read(f"SELECT {_START} FROM exam_starts WHERE exam = ? ORDER BY student",
+    return [_start(row) for row in state.read(f"SELECT {_START} FROM exam_starts WHERE exam = ? ORDER BY student",
                                                (exam,))]
 
 
@@ -88,7 +88,7 @@ def contact(state: Any, exam: Exam, begun: Start, now: float, address: str | Non
 
 def log(state: Any, exam: str, student: str | None = None) -> list[tuple[str, Event]]:
     where, values = ("AND student = ?", (exam, student)) if student is not None else ("", (exam,))
-    rows = state._read(f"SELECT student, at, what, detail FROM exam_log WHERE exam = ? {where} ORDER BY at, id",
+    rows = state.read(f"SELECT student, at, what, detail FROM exam_log WHERE exam = ? {where} ORDER BY at, id",
                        values)
     return [(row[0], Event(row[1], row[2], json.loads(row[3]))) for row in rows]
 
@@ -100,12 +100,12 @@ def _log(db: Any, exam: str, student: str, at: float, what: str, detail: dict[st
 
 def test_run_submissions(state: Any) -> set[int]:
     """The submissions of staff test runs: graded and shown to their taker, never in the gradebook."""
-    return {int(row[0]) for row in state._read("SELECT submission FROM exam_handins WHERE test_run = 1")}
+    return {int(row[0]) for row in state.read("SELECT submission FROM exam_handins WHERE test_run = 1")}
 
 
 def handins(state: Any, exam: str, student: str) -> list[int]:
     """The submissions the end of the student's exam made, in the exam's order of handing in."""
-    return [int(row[0]) for row in state._read("SELECT submission FROM exam_handins WHERE exam = ? AND student = ? "
+    return [int(row[0]) for row in state.read("SELECT submission FROM exam_handins WHERE exam = ? AND student = ? "
                                                "ORDER BY submission", (exam, student))]
 
 
@@ -115,7 +115,7 @@ def sweep(state: Any, exams: dict[str, Exam], suffix_of: Any, now: float, name: 
     exercise's hand-in suffix (.py; .txt for a prediction). The submissions made."""
     made: list[int] = []
     for exam in exams.values():
-        rows = state._read(f"SELECT {_START} FROM exam_starts WHERE exam = ? AND graded_at IS NULL", (exam.id,))
+        rows = state.read(f"SELECT {_START} FROM exam_starts WHERE exam = ? AND graded_at IS NULL", (exam.id,))
         for begun in map(_start, rows):
             end = ends_at(exam, begun.student, begun.started_at)
             if now < end or not _claim(state, begun, now, name):
@@ -134,7 +134,7 @@ def _claim(state: Any, begun: Start, now: float, name: str) -> bool:
 
 def _submit(state: Any, exam: Exam, begun: Start, end: float, suffix_of: Any, now: float) -> list[int]:
     made = []
-    handed = {row[0] for row in state._read("SELECT exercise FROM exam_handins WHERE exam = ? AND student = ?",
+    handed = {row[0] for row in state.read("SELECT exercise FROM exam_handins WHERE exam = ? AND student = ?",
                                             (exam.id, begun.student))}
     for exercise in exam.exercises:
         draft = drafts.latest(state, begun.student, exercise)

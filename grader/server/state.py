@@ -82,7 +82,7 @@ class State:
                 raise
             self.db.end(durable, commit=True)
 
-    def _read(self, sql: str, values: tuple[object, ...] = ()) -> list[Any]:
+    def read(self, sql: str, values: tuple[object, ...] = ()) -> list[Any]:
         """Every row, fetched at once: a statement left unfinished would hold its snapshot of the database."""
         with self._read_lock:
             return list(self._reader.execute(sql, values).fetchall())
@@ -100,11 +100,11 @@ class State:
 
     def token(self, digest: str) -> tuple[str, str, int] | None:
         """(stored digest, student, role's level) of the token with this digest."""
-        rows = self._read("SELECT digest, student, staff FROM tokens WHERE digest = ?", (digest,))
+        rows = self.read("SELECT digest, student, staff FROM tokens WHERE digest = ?", (digest,))
         return (rows[0][0], rows[0][1], int(rows[0][2])) if rows else None
 
     def students(self) -> list[str]:
-        rows = self._read("SELECT DISTINCT student FROM tokens WHERE staff NOT IN (1, 2) UNION "  # roles.LEVELS
+        rows = self.read("SELECT DISTINCT student FROM tokens WHERE staff NOT IN (1, 2) UNION "  # roles.LEVELS
                           "SELECT DISTINCT student FROM submissions ORDER BY 1")
         return [row[0] for row in rows]
 
@@ -152,12 +152,12 @@ class State:
 
     def _select(self, tail: str, values: tuple[object, ...]) -> list[Submission]:
         # A released review's points travel with its submission: every score computed from it sees them.
-        rows = self._read(f"SELECT {_COLUMNS} FROM submissions s LEFT JOIN reviews r ON r.submission = s.id AND "
+        rows = self.read(f"SELECT {_COLUMNS} FROM submissions s LEFT JOIN reviews r ON r.submission = s.id AND "
                           f"r.released_at IS NOT NULL LEFT JOIN ({_ANSWERED}) a ON a.submission = s.id {tail}", values)
         return [Submission(*row[:10], pickle.loads(row[10]) if row[10] else None, *row[11:]) for row in rows]
 
     def counts(self) -> dict[str, int]:
-        rows = self._read("SELECT status, COUNT(*) FROM submissions GROUP BY status")
+        rows = self.read("SELECT status, COUNT(*) FROM submissions GROUP BY status")
         return {status: 0 for status in STATUSES} | dict(rows)
 
     def path_of(self, submission: Submission) -> Path:
@@ -186,12 +186,12 @@ class State:
         return back
 
     def queued(self) -> list[int]:
-        return [row[0] for row in self._read("SELECT id FROM submissions WHERE status = 'queued' ORDER BY id")]
+        return [row[0] for row in self.read("SELECT id FROM submissions WHERE status = 'queued' ORDER BY id")]
 
     def twin(self, submission: Submission, exercise_digest: str) -> Report | None:
         """The report of another hand-in with the same bytes and form, graded under this version of the
         exercise: an identical submission needs no grading of its own."""
-        rows = self._read("SELECT file, report FROM submissions WHERE sha256 = ? AND exercise = ? AND "
+        rows = self.read("SELECT file, report FROM submissions WHERE sha256 = ? AND exercise = ? AND "
                           "exercise_digest = ? AND status = 'done' AND id != ? ORDER BY id DESC LIMIT 8",
                           (submission.sha256, submission.exercise, exercise_digest, submission.id))
         suffix = Path(submission.file).suffix
@@ -241,7 +241,7 @@ class State:
             _put_override(db, override, "override", None)
 
     def overrides(self) -> dict[tuple[str, str], Override]:
-        rows = self._read("SELECT student, exercise, score, reason, staff_member, at FROM overrides")
+        rows = self.read("SELECT student, exercise, score, reason, staff_member, at FROM overrides")
         return {(row[0], row[1]): Override(*row) for row in rows}
 
 
@@ -273,7 +273,7 @@ class State:
         if released is not None:
             clauses.append(f"released_at IS {'NOT ' if released else ''}NULL")
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
-        rows = self._read(f"SELECT {_REVIEW} FROM reviews {where} ORDER BY submission", tuple(values))
+        rows = self.read(f"SELECT {_REVIEW} FROM reviews {where} ORDER BY submission", tuple(values))
         return [Review(row[0], row[1], row[2], tuple((i, float(p), d) for i, p, d in json.loads(row[3])),
                        tuple((int(n), t) for n, t in json.loads(row[4])), *row[5:]) for row in rows]
 
@@ -315,7 +315,7 @@ class State:
             db.execute("UPDATE regrade_requests SET status = 'open' WHERE id = ?", (request.id,))
 
     def request(self, number: int) -> RegradeRequest | None:
-        rows = self._read(f"SELECT {_REQUEST} FROM regrade_requests WHERE id = ?", (number,))
+        rows = self.read(f"SELECT {_REQUEST} FROM regrade_requests WHERE id = ?", (number,))
         return RegradeRequest(*rows[0]) if rows else None
 
     def requests(self, student: str | None = None, submission: int | None = None) -> list[RegradeRequest]:
@@ -325,18 +325,18 @@ class State:
                 clauses.append(f"{column} = ?")
                 values.append(value)
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
-        rows = self._read(f"SELECT {_REQUEST} FROM regrade_requests {where} ORDER BY id", tuple(values))
+        rows = self.read(f"SELECT {_REQUEST} FROM regrade_requests {where} ORDER BY id", tuple(values))
         return [RegradeRequest(*row) for row in rows]
 
     def messages(self, request: int) -> list[Message]:
-        rows = self._read("SELECT id, request, author, staff, text, at, score FROM request_messages "
+        rows = self.read("SELECT id, request, author, staff, text, at, score FROM request_messages "
                           "WHERE request = ? ORDER BY id", (request,))
         return [Message(row[0], row[1], row[2], bool(row[3]), *row[4:]) for row in rows]
 
     # ------------------------------------------------------------ the audit
     def audit(self, student: str | None = None) -> list[Change]:
         where, values = ("WHERE student = ?", (student,)) if student is not None else ("", ())
-        rows = self._read("SELECT student, exercise, submission, what, who, at, before, after, why FROM audit "
+        rows = self.read("SELECT student, exercise, submission, what, who, at, before, after, why FROM audit "
                           f"{where} ORDER BY at, id", values)
         return [Change(*row) for row in rows]
 
