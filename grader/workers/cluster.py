@@ -67,13 +67,17 @@ class DaskPool(Pool):
         self.address = address
         self.cluster: Any = None
         if address.startswith("local:"):
+            count = int(address.split(":", 1)[1])
             # Its scheduler gives up on a task at the first worker that dies under it: the pool's retry
             # policy then decides, as for local workers. (A cluster of its own keeps its own setting.)
             with dask.config.set({**grading_config(), "distributed.scheduler.allowed-failures": RETRIES - 1}):
-                self.cluster = LocalCluster(n_workers=int(address.split(":", 1)[1]), threads_per_worker=1,
+                self.cluster = LocalCluster(n_workers=count, threads_per_worker=1,
                                             processes=True, dashboard_address=None,
                                             silence_logs=logging.ERROR)  # type: ignore[no-untyped-call]
             self.client: Any = Client(self.cluster)  # type: ignore[no-untyped-call]
+            # All of them, before counting them: on a loaded machine the last may not have joined yet (the
+            # pool would keep fewer jobs in flight, and the exercise broadcast would miss it).
+            self.client.wait_for_workers(count, timeout=120)
         else:
             try:
                 self.client = Client(address, timeout="15s")  # type: ignore[no-untyped-call]
