@@ -125,6 +125,7 @@ def reap_spawned(spawned):
 
 def spawn(control, fd, request, state):
     """Fork a server that loads `request["preload"]` besides what this one has, serving on `fd`; its pid."""
+    parent = os.getpid()
     try:
         pid = os.fork()
     except OSError:
@@ -134,6 +135,8 @@ def spawn(control, fd, request, state):
     try:  # pragma: no cover - the new server
         linux = sys.modules["grader.sandbox.linux"]
         linux.prctl(linux.PR_SET_PDEATHSIG, 9)  # it dies with this server, which dies with the worker
+        if os.getppid() != parent:  # this server died before the line above: none would kill it now
+            os._exit(0)
         control.close()  # this server's socket is this server's alone
         new = socket.socket(fileno=os.dup(fd))
         os.close(fd)

@@ -203,14 +203,16 @@ class ForkServer:
         return answer if isinstance(answer, dict) else {}
 
     def _forget(self) -> None:
-        """Let go of a dead (or broken) server: killed, reaped, its socket closed."""
+        """Let go of a dead (or broken) server: killed, reaped, its socket closed. By its pidfd, never its
+        pid: a server forked from a base is reaped by that base as soon as it ends, and its pid may then
+        be another process's (ours even), which a kill or a wait by number would hit."""
         if self.pid:
             try:
-                os.kill(self.pid, signal.SIGKILL)
+                signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
             except OSError:
                 pass
             try:
-                os.waitpid(self.pid, 0)
+                os.waitid(os.P_PIDFD, self.pidfd, os.WEXITED)
             except ChildProcessError:
                 pass  # forked from a base server: that one reaps it
             os.close(self.pidfd)

@@ -94,3 +94,42 @@ def test_a_server_whose_preload_does_not_extend_the_others_starts_on_its_own(ser
         assert _parent(apart.pid) == os.getpid()
     finally:
         apart.close()
+
+
+def test_a_server_its_base_reaped_is_let_go_without_signalling_the_process_that_took_its_pid(servers) -> None:
+    """A forked server is its base's child, not the worker's: the base reaps it once it ended, and its pid
+    may be given to another process before the worker notices. Letting go of it must not kill that one."""
+    import subprocess
+
+    isolation, base, chained = servers
+    assert _probe(isolation, chained)["value"][1] is True
+    dead = chained.pid
+    os.kill(dead, signal.SIGKILL)
+    while _state(dead) not in ("Z", ""):
+        time.sleep(0.01)
+    base.reap(dead)  # any request: the base reaps the servers it forked first, so the pid is free now
+    assert _state(dead) == ""
+    for _ in range(100):  # the next pid is the freed one, unless another process took it meanwhile
+        Path("/proc/sys/kernel/ns_last_pid").write_text(str(dead - 1))
+        heir = subprocess.Popen(["sleep", "60"])
+        if heir.pid == dead:
+            break
+        heir.kill()
+        heir.wait()
+    else:
+        pytest.skip("the freed pid was always taken first by another process")
+    try:
+        assert not chained.alive()  # it ended: let go of
+        time.sleep(0.1)
+        assert heir.poll() is None, "the process that took the dead server's pid was killed"
+    finally:
+        heir.kill()
+        heir.wait()
+
+
+def _state(pid: int) -> str:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return ""
+    return stat[stat.rindex(")") + 2]
