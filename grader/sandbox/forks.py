@@ -283,4 +283,9 @@ class ForkServerSession(ProcessSession):
             select.select([self.pidfd], [], [])  # killed: it ends now (the server then reaps it at once)
             if self.server.reap(self.pid):
                 return
-        super()._wait_ended()  # exec'd by us, or its server died and it was re-parented to us
+            try:  # its server died and it was re-parented to us; by its pidfd: its pid may be free already
+                os.waitid(os.P_PIDFD, self.pidfd, os.WEXITED)
+            except ChildProcessError:
+                pass
+            return
+        super()._wait_ended()  # exec'd by us
