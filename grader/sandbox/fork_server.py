@@ -14,9 +14,10 @@ Requests (marshal, one per SOCK_SEQPACKET message): {"op": "fork", "jail": plan}
 and reply pipe ends attached (SCM_RIGHTS), answered {"pid": pid}; {"op": "reap", "pid": pid}, answered
 {"cpu": seconds} once that child has ended (it is reaped only then: its pid cannot be reused before the
 grader is done with it). {"op": "spawn", "preload": [...], "font_cache": ...} with one end of a new control
-socket attached: a copy of this server, forked before any child and never having run student code, that
+socket attached: a copy of this server (which never runs student code: its children are what runs it), that
 imports those modules as well and then serves on that socket, answered {"pid": pid}: a server for hand-ins
-that import pandas starts from the one for numpy instead of from nothing. EOF: the server exits."""
+that import pandas starts from the one for numpy instead of from nothing. It is reaped here, at the next
+request after it ended (the grader holds its pidfd, not its pid). EOF: the server exits."""
 
 import marshal
 import os
