@@ -13,7 +13,11 @@ nothing of one submission (files, processes, modules, /dev/shm) reaches the next
 Requests (marshal, one per SOCK_SEQPACKET message): {"op": "fork", "jail": plan} with the child's request
 and reply pipe ends attached (SCM_RIGHTS), answered {"pid": pid}; {"op": "reap", "pid": pid}, answered
 {"cpu": seconds} once that child has ended (it is reaped only then: its pid cannot be reused before the
-grader is done with it). EOF: the server exits."""
+grader is done with it). {"op": "spawn", "preload": [...], "font_cache": ...} with one end of a new control
+socket attached: a copy of this server (which never runs student code: its children are what runs it), that
+imports those modules as well and then serves on that socket, answered {"pid": pid}: a server for hand-ins
+that import pandas starts from the one for numpy instead of from nothing. It is reaped here, at the next
+request after it ended (the grader holds its pidfd, not its pid). EOF: the server exits."""
 
 import marshal
 import os
@@ -60,12 +64,21 @@ def main(control, sources, config):
         sys.path.append(site)
         preload(config["preload"], config.get("font_cache"))
     ours = [name for name in sys.modules if name == "grader" or name.startswith("grader.")]
+    freeze()
+    serve(control, jail_module, harness, site, ours)
+
+
+def freeze():
+    """What is loaded now is never collected (it lives as long as the server): frozen, the children's
+    collections neither walk it nor write its pages, which a fork would then copy for every test."""
     import gc
 
-    # What is loaded now is never collected (it lives as long as the server): frozen, the children's
-    # collections neither walk it nor write its pages, which a fork would then copy for every test.
     gc.collect()
     gc.freeze()
+
+
+def serve(control, jail_module, harness, site, ours):
+    spawned = set()  # the servers forked from this one: reaped here once they end
     while True:
         try:
             message, fds, _, _ = socket.recv_fds(control, 1 << 20, 2)
@@ -73,11 +86,18 @@ def main(control, sources, config):
             break
         if not message:
             break
+        reap_spawned(spawned)
         request = marshal.loads(message)
         if request["op"] == "fork" and len(fds) == 2:
             pid = fork_child(control, jail_module, request["jail"], fds, harness, site, ours)
             for fd in fds:
                 os.close(fd)
+            control.send(marshal.dumps({"pid": pid}))
+        elif request["op"] == "spawn" and len(fds) == 1:
+            pid = spawn(control, fds[0], request, (jail_module, harness, site, ours))
+            os.close(fds[0])
+            if pid:
+                spawned.add(pid)
             control.send(marshal.dumps({"pid": pid}))
         elif request["op"] == "reap":
             for fd in fds:
@@ -92,6 +112,41 @@ def main(control, sources, config):
             for fd in fds:
                 os.close(fd)
             control.send(marshal.dumps({"error": "unknown request"}))
+
+
+def reap_spawned(spawned):
+    for pid in list(spawned):
+        try:
+            if not os.waitpid(pid, os.WNOHANG)[0]:
+                continue
+        except ChildProcessError:
+            pass
+        spawned.discard(pid)
+
+
+def spawn(control, fd, request, state):
+    """Fork a server that loads `request["preload"]` besides what this one has, serving on `fd`; its pid."""
+    parent = os.getpid()
+    try:
+        pid = os.fork()
+    except OSError:
+        return 0
+    if pid:
+        return pid
+    try:  # pragma: no cover - the new server
+        linux = sys.modules["grader.sandbox.linux"]
+        linux.prctl(linux.PR_SET_PDEATHSIG, 9)  # it dies with this server, which dies with the worker
+        if os.getppid() != parent:  # this server died before the line above: none would kill it now
+            os._exit(0)
+        control.close()  # this server's socket is this server's alone
+        new = socket.socket(fileno=os.dup(fd))
+        os.close(fd)
+        if state[2]:
+            preload(request["preload"], request.get("font_cache"))
+        freeze()
+        serve(new, *state)
+    finally:
+        os._exit(0)
 
 
 def preload(modules, font_cache=None):

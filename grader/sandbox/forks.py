@@ -66,8 +66,12 @@ class ForkServer:
     again after it died."""
 
     def __init__(self, isolation: Isolation, site_packages: str | None = None,
-                 environ: dict[str, str] | None = None, preload: tuple[str, ...] = ()) -> None:
+                 environ: dict[str, str] | None = None, preload: tuple[str, ...] = (),
+                 base: ForkServer | None = None) -> None:
         self.isolation = isolation
+        # A server of the same environment whose preload ours extends: ours is forked from it (only the
+        # extra modules imported: no interpreter started, numpy not loaded again), else started anew.
+        self.base = base if base is not None and preload[:len(base.preload)] == base.preload else None
         self.site_packages = site_packages
         self.environ = dict(environ or {})
         self.preload = preload  # imported before the first fork (of PRELOADED)
@@ -93,6 +97,8 @@ class ForkServer:
         for end in (ours, theirs):
             end.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 22)
             end.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 22)
+        if self._spawned(ours, theirs):
+            return
         netns = netns_fd() if self.isolation.netns else -1
         python = child_python()
         env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", **self.environ}
@@ -121,6 +127,32 @@ class ForkServer:
                   "preload": self.preload if self.site_packages else (), "font_cache": _font_cache(self.preload)}
         ours.sendall(marshal.dumps((sources, config)))
 
+    def _spawned(self, ours: socket.socket, theirs: socket.socket) -> bool:
+        """Started as a fork of the base server (see __init__), serving on `theirs`; False: none to be had."""
+        base = self.base
+        if base is None or base.failures >= MAX_FAILURES:
+            return False
+        if not base.alive():
+            base.failures += 1
+            base.start()
+        extra = self.preload[len(base.preload):]
+        try:
+            assert base.control is not None
+            socket.send_fds(base.control, [marshal.dumps({"op": "spawn", "preload": extra,
+                                                          "font_cache": _font_cache(self.preload)})],
+                            [theirs.fileno()])
+            pid = base._answer().get("pid")
+        except OSError:
+            base._forget()
+            return False
+        if not (isinstance(pid, int) and pid > 0):
+            return False
+        base.failures = 0
+        theirs.close()
+        self.pid, self.pidfd, self.control = pid, os.pidfd_open(pid), ours
+        self.starts += 1
+        return True
+
     def fork(self, jail: Jail, requests_r: int, replies_w: int) -> int:
         """The pid of a new child in the jail, serving the harness on these pipe ends; OSError without one."""
         for attempt in (1, 2):  # a server found dead is replaced once
@@ -145,6 +177,10 @@ class ForkServer:
             raise OSError("the fork server could not fork")
         raise OSError("no fork server")
 
+    def lineage(self) -> list[int]:
+        """This server's pid and its base's (started for it, maybe in this very call): the worker's own."""
+        return [self.pid, *(self.base.lineage() if self.base is not None else ())]
+
     def reap(self, pid: int) -> bool:
         """Reap an ended child (False: the server is gone, and the child is ours to reap now)."""
         if self.control is None:
@@ -167,16 +203,18 @@ class ForkServer:
         return answer if isinstance(answer, dict) else {}
 
     def _forget(self) -> None:
-        """Let go of a dead (or broken) server: killed, reaped, its socket closed."""
+        """Let go of a dead (or broken) server: killed, reaped, its socket closed. By its pidfd, never its
+        pid: a server forked from a base is reaped by that base as soon as it ends, and its pid may then
+        be another process's (ours even), which a kill or a wait by number would hit."""
         if self.pid:
             try:
-                os.kill(self.pid, signal.SIGKILL)
+                signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
             except OSError:
                 pass
             try:
-                os.waitpid(self.pid, 0)
+                os.waitid(os.P_PIDFD, self.pidfd, os.WEXITED)
             except ChildProcessError:
-                pass
+                pass  # forked from a base server: that one reaps it
             os.close(self.pidfd)
         if self.control is not None:
             self.control.close()
@@ -234,7 +272,7 @@ class ForkServerSession(ProcessSession):
             return super()._spawn(jail, requests_r, replies_w)  # no server to be had: exec'd, as today
         os.close(requests_r)
         os.close(replies_w)
-        self.children_before.add(self.server.pid)  # not an orphan of this sandbox: kept by the clean-up
+        self.children_before.update(self.server.lineage())  # no orphans of this sandbox: kept by the clean-up
         self.forked = True
         return pid
 
@@ -245,4 +283,9 @@ class ForkServerSession(ProcessSession):
             select.select([self.pidfd], [], [])  # killed: it ends now (the server then reaps it at once)
             if self.server.reap(self.pid):
                 return
-        super()._wait_ended()  # exec'd by us, or its server died and it was re-parented to us
+            try:  # its server died and it was re-parented to us; by its pidfd: its pid may be free already
+                os.waitid(os.P_PIDFD, self.pidfd, os.WEXITED)
+            except ChildProcessError:
+                pass
+            return
+        super()._wait_ended()  # exec'd by us

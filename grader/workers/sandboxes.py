@@ -30,10 +30,17 @@ class WorkerSandboxes:
             setup = environment.sandbox_setup()
             site, environ = str(setup["site_packages"]), dict(setup["environ"])  # type: ignore[call-overload]
             preload = preloaded_for(handin)
+        return ForkServerBackend(self.isolation, self._server(site, environ, preload))
+
+    def _server(self, site: str | None, environ: dict[str, str], preload: tuple[str, ...]) -> ForkServer:
+        """The server for this environment and preload; one that loads more than numpy is forked from the
+        environment's numpy server (started for it if need be), which saves a start of the interpreter
+        and of numpy per server."""
         key = (site, tuple(sorted(environ.items())), preload)
         if key not in self.servers:
-            self.servers[key] = ForkServer(self.isolation, site, environ, preload)
-        return ForkServerBackend(self.isolation, self.servers[key])
+            base = self._server(site, environ, preload[:1]) if len(preload) > 1 else None
+            self.servers[key] = ForkServer(self.isolation, site, environ, preload, base)
+        return self.servers[key]
 
     def cpu_seconds(self) -> float:
         """CPU of the sandboxes the servers reaped (the kernel counts it to them, not to this process)."""
