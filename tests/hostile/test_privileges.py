@@ -3,6 +3,8 @@ and the system calls of the machine's administrator (devices, mounts, clock, log
 
 from __future__ import annotations
 
+import json
+
 from tests.hostile.combinations import Runner, every_combination
 from tests.hostile.host import Course, submission
 
@@ -42,4 +44,4 @@ def _assert_held(report: dict, bounding_set_empty: bool) -> None:
         elif name == "identity" and not bounding_set_empty:
             assert actual.startswith("'unprivileged, bounding set "), test
         else:
-            assert test["verdict"] == "passed", test
+            assert test["verdict"] == "passed", json.dumps(test)
