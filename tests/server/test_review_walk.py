@@ -66,7 +66,10 @@ class Walk:
 
     def click(self, how: str, what: str) -> None:
         """Follow a link or send a form: until the next page has loaded."""
-        from selenium.common.exceptions import StaleElementReferenceException
+        from selenium.common.exceptions import (
+            StaleElementReferenceException,
+            WebDriverException,
+        )
         from selenium.webdriver.common.by import By
 
         old = self.driver.find_element(By.TAG_NAME, "html")
@@ -78,6 +81,10 @@ class Walk:
                 return False
             except StaleElementReferenceException:
                 return True
+            except WebDriverException as error:  # chromedriver's other word for it, caught mid-navigation
+                if "does not belong to the document" in str(error.msg):
+                    return True
+                raise
 
         self.until(lambda: gone() and self.driver.execute_script("return document.readyState") == "complete")
 
